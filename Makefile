@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Out-of-tree build of sroce.ko, and the entry points of the test harness.
+#
+#   make                  build sroce.ko against the installed kernel headers
+#   make W=1 / make C=1   extra warnings / sparse, as for any kernel module
+#   make install          install into /lib/modules/$(uname -r)/extra
+#   make load NETDEV=eth0 insmod sroce.ko and add sroce0 on NETDEV
+#   make unload           delete sroce links and rmmod
+#   make demo             two QEMU guests with sroce, devices and a ping
+#   make check            module build, checkpatch, sparse, KUnit, guest tests
+#   make kunit            KUnit suites only, in QEMU
+
+KVER ?= $(shell uname -r)
+KDIR ?= $(shell scripts/kdir.sh $(KVER))
+NETDEV ?= eth0
+LINK ?= sroce0
+
+all: modules
+
+modules:
+	@test -n "$(KDIR)" || { echo "sroce: no kernel headers found; run 'scripts/deps.sh' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m modules
+
+clean:
+	@test -z "$(KDIR)" || $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf out
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) CONFIG_RDMA_SROCE=m INSTALL_MOD_DIR=extra modules_install
+	install -D -m 0644 scripts/rdma_rxe-blacklist.conf /etc/modprobe.d/sroce-blacklist-rdma_rxe.conf
+	depmod -a $(KVER)
+
+load: modules
+	modprobe ib_core
+	modprobe ib_uverbs
+	modprobe udp_tunnel
+	modprobe ip6_udp_tunnel
+	insmod sroce.ko
+	rdma link add $(LINK) type sroce netdev $(NETDEV)
+
+unload:
+	-for l in $$(rdma -j link show | python3 -c 'import json,sys; [print(x["ifname"]) for x in json.load(sys.stdin) if x.get("ifname","").startswith("sroce")]' 2>/dev/null); do rdma link delete $$l; done
+	rmmod sroce
+
+demo:
+	scripts/demo.sh
+
+check:
+	scripts/check.sh
+
+kunit:
+	scripts/kunit.sh
+
+.PHONY: all modules clean install load unload demo check kunit

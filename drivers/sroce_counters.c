@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters: the names are what `rdma statistic show` prints. Where rdma_rxe
+ * has the same event its name is reused, so scripts written for either
+ * device read both.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "sroce_counters.h"
+#include "sroce_dev.h"
+
+static const struct rdma_stat_desc sroce_counter_descs[] = {
+	[SROCE_CNT_SENT_PKTS].name = "sent_pkts",
+	[SROCE_CNT_RCVD_PKTS].name = "rcvd_pkts",
+	[SROCE_CNT_RCVD_MALFORMED].name = "rcvd_malformed_pkts",
+	[SROCE_CNT_RCVD_BAD_ICRC].name = "rcvd_bad_icrc_pkts",
+	[SROCE_CNT_RCVD_NO_QP].name = "rcvd_no_qp_pkts",
+	[SROCE_CNT_LINK_DOWNED].name = "link_downed",
+};
+
+static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(sroce_counter_descs,
+					  ARRAY_SIZE(sroce_counter_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+	int i;
+
+	for (i = 0; i < SROCE_NUM_COUNTERS; i++)
+		stats->value[i] = sroce_counter_read(&sdev->counters, i);
+	return SROCE_NUM_COUNTERS;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Per-device counters, exported as the port's rdma_hw_stats so that
+ * `rdma statistic show` and /sys/class/infiniband/<dev>/ports/1/hw_counters
+ * show them.
+ */
+#ifndef _SROCE_COUNTERS_H
+#define _SROCE_COUNTERS_H
+
+#include <linux/atomic.h>
+
+struct ib_device;
+struct rdma_hw_stats;
+
+enum sroce_counter {
+	SROCE_CNT_SENT_PKTS,
+	SROCE_CNT_RCVD_PKTS,
+	SROCE_CNT_RCVD_MALFORMED,
+	SROCE_CNT_RCVD_BAD_ICRC,
+	SROCE_CNT_RCVD_NO_QP,
+	SROCE_CNT_LINK_DOWNED,
+	SROCE_NUM_COUNTERS
+};
+
+struct sroce_counters {
+	atomic64_t val[SROCE_NUM_COUNTERS];
+};
+
+static inline void sroce_counter_inc(struct sroce_counters *c,
+				     enum sroce_counter idx)
+{
+	atomic64_inc(&c->val[idx]);
+}
+
+static inline u64 sroce_counter_read(struct sroce_counters *c,
+				     enum sroce_counter idx)
+{
+	return atomic64_read(&c->val[idx]);
+}
+
+struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int sroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port_num, int index);
+
+#endif /* _SROCE_COUNTERS_H */

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA device: `rdma link add NAME type sroce netdev DEV` creates one
+ * ib_device with a single RoCEv2 port bound to DEV; `rdma link del NAME`,
+ * netdev removal and module unload remove it.
+ *
+ * The port follows its netdev: ACTIVE while the netdev is up with carrier,
+ * DOWN otherwise, with IB port events on every change, and an active MTU
+ * derived from the netdev MTU. The RDMA core fills the GID table with
+ * RoCEv2 GIDs for the netdev's IPv4 and IPv6 addresses itself, because the
+ * port is RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP and bound with
+ * ib_device_set_netdev().
+ *
+ * The device reports driver id RDMA_DRIVER_RXE and user ABI version 2 so
+ * that the stock rdma-core rxe provider binds to it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
+#include <linux/netdevice.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_netlink.h>
+
+#include "sroce_counters.h"
+#include "sroce_dev.h"
+#include "sroce_param.h"
+#include "sroce_verbs.h"
+
+static enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
+{
+	if (ndev_mtu < SROCE_MAX_HDR_LEN + 256)
+		return IB_MTU_256;
+	return ib_mtu_int_to_enum(ndev_mtu - SROCE_MAX_HDR_LEN);
+}
+
+static int sroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *uhw)
+{
+	/* The rxe provider passes no vendor data here. */
+	if (uhw->inlen || uhw->outlen)
+		return -EINVAL;
+	*attr = to_sdev(ibdev)->attr;
+	return 0;
+}
+
+static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attr *attr)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	/* The core zeroed *attr. */
+	spin_lock_bh(&sdev->port_lock);
+	attr->state = sdev->port_state;
+	attr->active_mtu = sdev->active_mtu;
+	spin_unlock_bh(&sdev->port_lock);
+
+	attr->max_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = SROCE_PORT_GID_TBL_LEN;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = SROCE_PORT_MAX_MSG_SZ;
+	attr->pkey_tbl_len = SROCE_MAX_PKEYS;
+	attr->max_vl_num = 1;
+
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (dev_get_flags(sdev->ndev) & IFF_UP)
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+
+	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+				&attr->active_width);
+}
+
+static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				    struct ib_port_immutable *immutable)
+{
+	/* RoCEv2 only: every GID the core adds is a UDP-encapsulated one. */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = SROCE_MAX_PKEYS;
+	immutable->gid_tbl_len = SROCE_PORT_GID_TBL_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+static int sroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			    u16 *pkey)
+{
+	/* RoCE has only the default partition (IBTA Annex A16/A17). */
+	if (index >= SROCE_MAX_PKEYS)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static enum rdma_link_layer sroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static ssize_t parent_show(struct device *device,
+			   struct device_attribute *attr, char *buf)
+{
+	struct sroce_dev *sdev =
+		rdma_device_to_drv_device(device, struct sroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", netdev_name(sdev->ndev));
+}
+static DEVICE_ATTR_RO(parent);
+
+static struct attribute *sroce_dev_attrs[] = {
+	&dev_attr_parent.attr,
+	NULL
+};
+
+static const struct attribute_group sroce_dev_attr_group = {
+	.attrs = sroce_dev_attrs,
+};
+
+static const struct ib_device_ops sroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_RXE,
+	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
+
+	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_pd = sroce_alloc_pd,
+	.alloc_ucontext = sroce_alloc_ucontext,
+	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.device_group = &sroce_dev_attr_group,
+	.get_hw_stats = sroce_get_hw_stats,
+	.get_link_layer = sroce_get_link_layer,
+	.get_port_immutable = sroce_get_port_immutable,
+	.query_device = sroce_query_device,
+	.query_pkey = sroce_query_pkey,
+	.query_port = sroce_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
+};
+
+static void sroce_init_attr(struct sroce_dev *sdev)
+{
+	struct ib_device_attr *attr = &sdev->attr;
+
+	attr->vendor_id = SROCE_VENDOR_ID;
+	attr->max_mr_size = U64_MAX;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = SROCE_MAX_QP;
+	attr->max_qp_wr = SROCE_MAX_QP_WR;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	attr->max_send_sge = SROCE_MAX_SGE;
+	attr->max_recv_sge = SROCE_MAX_SGE;
+	attr->max_sge_rd = SROCE_MAX_SGE;
+	attr->max_cq = SROCE_MAX_CQ;
+	attr->max_cqe = SROCE_MAX_CQE;
+	attr->max_mr = SROCE_MAX_MR;
+	attr->max_pd = SROCE_MAX_PD;
+	attr->max_qp_rd_atom = SROCE_MAX_QP_RD_ATOM;
+	attr->max_qp_init_rd_atom = SROCE_MAX_QP_RD_ATOM;
+	attr->max_res_rd_atom = SROCE_MAX_QP_RD_ATOM * SROCE_MAX_QP;
+	attr->max_ah = SROCE_MAX_AH;
+	attr->max_srq = SROCE_MAX_SRQ;
+	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
+	attr->max_srq_sge = SROCE_MAX_SRQ_SGE;
+	attr->max_pkeys = SROCE_MAX_PKEYS;
+	attr->local_ca_ack_delay = SROCE_LOCAL_CA_ACK_DELAY;
+	addrconf_addr_eui48((unsigned char *)&attr->sys_image_guid,
+			    sdev->ndev->dev_addr);
+}
+
+/*
+ * Recompute the port from its netdev and report a change. Called with RTNL
+ * held from the notifier, and once after registration for events that fell
+ * into the window before the device could be found.
+ */
+static void sroce_port_update(struct sroce_dev *sdev)
+{
+	struct net_device *ndev = sdev->ndev;
+	enum ib_port_state new_state, old_state;
+	struct ib_event ev = {
+		.device = &sdev->ibdev,
+		.element.port_num = 1,
+	};
+
+	new_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
+		    IB_PORT_ACTIVE : IB_PORT_DOWN;
+
+	spin_lock_bh(&sdev->port_lock);
+	old_state = sdev->port_state;
+	sdev->port_state = new_state;
+	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
+	spin_unlock_bh(&sdev->port_lock);
+
+	if (new_state == old_state)
+		return;
+	if (new_state == IB_PORT_ACTIVE) {
+		ev.event = IB_EVENT_PORT_ACTIVE;
+	} else {
+		ev.event = IB_EVENT_PORT_ERR;
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_LINK_DOWNED);
+	}
+	ib_dispatch_event(&ev);
+	ibdev_info(&sdev->ibdev, "port %s\n",
+		   new_state == IB_PORT_ACTIVE ? "active" : "down");
+}
+
+/**
+ * sroce_dev_get_by_netdev() - find the sroce device bound to a netdev
+ * @ndev: the netdev
+ *
+ * Context: any, including softirq.
+ * Return: the device with a reference held (drop it with sroce_dev_put()),
+ * or NULL.
+ */
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct ib_device *ibdev;
+
+	ibdev = ib_device_get_by_netdev(ndev, RDMA_DRIVER_RXE);
+	if (!ibdev)
+		return NULL;
+	/* Only ours: the driver id alone is shared with rdma_rxe. */
+	if (ibdev->ops.query_device != sroce_query_device) {
+		ib_device_put(ibdev);
+		return NULL;
+	}
+	return to_sdev(ibdev);
+}
+
+void sroce_dev_put(struct sroce_dev *sdev)
+{
+	ib_device_put(&sdev->ibdev);
+}
+
+int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct sroce_dev *sdev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER || is_vlan_dev(ndev)) {
+		pr_err("%s: %s is not an Ethernet device (VLANs use the real device's GIDs)\n",
+		       ibdev_name, netdev_name(ndev));
+		return -EINVAL;
+	}
+	sdev = sroce_dev_get_by_netdev(ndev);
+	if (sdev) {
+		pr_err("%s: %s already has RDMA device %s\n", ibdev_name,
+		       netdev_name(ndev), dev_name(&sdev->ibdev.dev));
+		sroce_dev_put(sdev);
+		return -EEXIST;
+	}
+
+	sdev = ib_alloc_device(sroce_dev, ibdev);
+	if (!sdev)
+		return -ENOMEM;
+
+	sdev->ndev = ndev;
+	spin_lock_init(&sdev->port_lock);
+	sdev->port_state = IB_PORT_DOWN;
+	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
+	sroce_init_attr(sdev);
+
+	strscpy(sdev->ibdev.node_desc, SROCE_NODE_DESC,
+		sizeof(sdev->ibdev.node_desc));
+	sdev->ibdev.node_type = RDMA_NODE_IB_CA;
+	sdev->ibdev.phys_port_cnt = 1;
+	sdev->ibdev.num_comp_vectors = num_possible_cpus();
+	sdev->ibdev.node_guid = sdev->attr.sys_image_guid;
+	/* The rxe provider rings the send doorbell and arms CQs with these. */
+	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
+	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
+
+	err = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
+	if (err)
+		goto err_dealloc;
+
+	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
+	if (err)
+		goto err_dealloc;
+
+	rtnl_lock();
+	sroce_port_update(sdev);
+	rtnl_unlock();
+	return 0;
+
+err_dealloc:
+	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+static int sroce_dev_netdev_event(struct notifier_block *nb,
+				  unsigned long event, void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct sroce_dev *sdev;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_CHANGEMTU:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+
+	sdev = sroce_dev_get_by_netdev(ndev);
+	if (!sdev)
+		return NOTIFY_DONE;
+	if (event == NETDEV_UNREGISTER)
+		ib_unregister_device_queued(&sdev->ibdev);
+	else
+		sroce_port_update(sdev);
+	sroce_dev_put(sdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block sroce_dev_netdev_notifier = {
+	.notifier_call = sroce_dev_netdev_event,
+};
+
+static struct rdma_link_ops sroce_link_ops = {
+	.type = "sroce",
+	.newlink = sroce_dev_newlink,
+};
+
+int sroce_dev_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&sroce_dev_netdev_notifier);
+	if (err)
+		return err;
+	rdma_link_register(&sroce_link_ops);
+	return 0;
+}
+
+void sroce_dev_exit(void)
+{
+	/* No new links after this; then remove the ones that exist. */
+	rdma_link_unregister(&sroce_link_ops);
+	ib_unregister_driver(RDMA_DRIVER_RXE);
+	unregister_netdevice_notifier(&sroce_dev_netdev_notifier);
+}

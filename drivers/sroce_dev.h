@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The sroce RDMA device: one ib_device with one RoCEv2 port bound to an
+ * Ethernet netdev.
+ */
+#ifndef _SROCE_DEV_H
+#define _SROCE_DEV_H
+
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce_counters.h"
+
+struct net_device;
+
+struct sroce_dev {
+	struct ib_device ibdev;
+
+	/*
+	 * The netdev the port is bound to. ib_device_set_netdev() holds a
+	 * reference until the device is unregistered, and nothing uses it
+	 * after that.
+	 */
+	struct net_device *ndev;
+
+	/* Filled before registration, constant afterwards. */
+	struct ib_device_attr attr;
+
+	/*
+	 * port_lock protects port_state and active_mtu: the netdev notifier
+	 * writes them, query_port and the data path read them.
+	 */
+	spinlock_t port_lock;
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+
+	/* Objects alive, checked against the limits in attr. */
+	atomic_t num_pds;
+
+	struct sroce_counters counters;
+};
+
+static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct sroce_dev, ibdev);
+}
+
+/* sroce_dev.c */
+int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
+struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
+void sroce_dev_put(struct sroce_dev *sdev);
+int sroce_dev_init(void);
+void sroce_dev_exit(void);
+
+#endif /* _SROCE_DEV_H */

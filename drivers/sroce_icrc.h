@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The RoCEv2 Invariant CRC: computing, appending and checking it over a
+ * packet held contiguously from its IPv4 or IPv6 header onwards.
+ */
+#ifndef _SROCE_ICRC_H
+#define _SROCE_ICRC_H
+
+#include <linux/types.h>
+
+int sroce_icrc_compute(const void *l3hdr, unsigned int len, u32 *icrc);
+int sroce_icrc_append(void *l3hdr, unsigned int len);
+bool sroce_icrc_check(const void *l3hdr, unsigned int total_len);
+
+#endif /* _SROCE_ICRC_H */

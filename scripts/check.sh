@@ -1,0 +1,89 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: everything CI runs, from a fresh machine.
+#
+#   module   sroce.ko builds with W=1 and no warning
+#   sparse   make C=2, no sparse report
+#   style    checkpatch --strict clean
+#   kunit    KUnit suites in QEMU (every case counts)
+#   guests   system tests in two QEMU guests (every check counts)
+#
+# Ends with "N passed, N failed" and exits non-zero on any failure.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+out=$SROCE_TOP/out/check
+rm -rf "$out"
+mkdir -p "$out"
+passed=0
+failed=0
+
+# step NAME CMD...: run one step, log to out/check/NAME.log. A step whose
+# output ends with its own "N passed, N failed" line adds those counts;
+# otherwise it counts as one check. A non-zero exit is always a failure.
+step() {
+	local name=$1 rc p f line
+	shift
+	log "== $name"
+	"$@" > "$out/$name.log" 2>&1
+	rc=$?
+	line=$(grep -E '(^|: )[0-9]+ passed, [0-9]+ failed' "$out/$name.log" | tail -n 1)
+	if [ -n "$line" ]; then
+		p=$(sed -E 's/.*(^|: )([0-9]+) passed.*/\2/' <<<"$line")
+		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	elif [ "$rc" -eq 0 ]; then
+		p=1 f=0
+	else
+		p=0 f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -eq 0 ]; then
+		log "   ok ($p passed)"
+	else
+		log "   FAILED ($p passed, $f failed); last lines of $out/$name.log:"
+		tail -n 40 "$out/$name.log" | sed 's/^/   | /' >&2
+	fi
+}
+
+build_module() {
+	make -C "$SROCE_TOP" clean >/dev/null 2>&1
+	make -C "$SROCE_TOP" W=1 2>&1 | tee "$out/build-output.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
+	! grep -E 'warning:|error:' "$out/build-output.txt"
+}
+
+sparse_module() {
+	make -C "$SROCE_TOP" C=2 2>&1 | tee "$out/sparse-output.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
+	! grep -E '\.[ch]:[0-9]+:[0-9]+: (warning|error)' "$out/sparse-output.txt"
+}
+
+guest_smoke() {
+	"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 400 -o "$out/smoke" \
+		-f "$SROCE_TOP/sroce.ko" "$SROCE_TOP/scripts/tests/smoke.sh" sroce
+	local rc=$? ok nok
+	ok=$(cat "$out"/smoke/guest*/job.log 2>/dev/null | grep -c '^ok - ')
+	nok=$(cat "$out"/smoke/guest*/job.log 2>/dev/null | grep -c '^not ok - ')
+	echo "smoke: $ok passed, $nok failed"
+	return $rc
+}
+
+start=$(date +%s)
+need_host_pkgs
+step module build_module
+step sparse sparse_module
+step style "$SROCE_TOP/scripts/checkpatch.sh"
+step kunit "$SROCE_TOP/scripts/kunit.sh" -o "$out/kunit"
+if [ -f "$SROCE_TOP/sroce.ko" ]; then
+	step guests guest_smoke
+else
+	log "== guests: skipped, sroce.ko was not built"
+	failed=$((failed + 1))
+fi
+
+log "make check took $(( $(date +%s) - start )) s; logs in $out"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,168 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build, once, the QEMU guest that the sroce system tests boot, and print
+# the cache directory holding it:
+#   vmlinux        the installed Debian 6.1 kernel, uncompressed (PVH boot)
+#   initramfs.cpio busybox, the virtio/ext4 modules and scripts/guest-init;
+#                  mounts the image, installs guest-init as PID 1, switch_roots
+#   rootfs.ext4    Debian bookworm minbase + RDMA userspace + the kernel's
+#                  modules
+# The directory is keyed by this script, guest-init and the kernel package.
+# The image is the slow part (debootstrap, ~2 min) and does not depend on
+# guest-init, so it has its own cache entry and is hard-linked in: editing
+# guest-init rebuilds only the initramfs.
+set -euo pipefail
+# Builders run inside $(cached ...): keep set -e there too.
+shopt -s inherit_errexit
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SUITE=bookworm
+MIRROR=${SROCE_MIRROR:-http://deb.debian.org/debian}
+GUEST_PKGS="rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+	iproute2 kmod iputils-ping tcpdump iperf3 python3 procps ethtool
+	busybox netbase"
+# Loaded by the initramfs, in this order, to reach the root filesystem.
+INITRD_MODS="virtio_pci virtio_blk ext4"
+
+# build_rootfs DIR: DIR/rootfs.ext4 with the packages and kernel modules.
+build_rootfs() {
+	local dir=$1 rootfs=$1/rootfs size_mb
+
+	log "guest image: debootstrap $SUITE from $MIRROR (about 2 minutes)"
+	# shellcheck disable=SC2086 # word-split the package list into one --include
+	timeout 1800 debootstrap --variant=minbase --include="$(echo $GUEST_PKGS | tr ' ' ,)" \
+		"$SUITE" "$rootfs" "$MIRROR" >"$dir/debootstrap.log" 2>&1 || {
+		tail -n 30 "$dir/debootstrap.log" >&2
+		die "debootstrap failed"
+	}
+	# Downloaded packages, indexes and docs are dead weight in a test image.
+	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
+		"$rootfs"/usr/share/doc "$rootfs"/usr/share/man "$rootfs"/usr/share/locale
+
+	log "guest image: kernel $kver modules"
+	# build/ and source/ are symlinks into the host's headers; leave them out.
+	mkdir -p "$rootfs/lib/modules"
+	rsync -a --exclude=/build --exclude=/source \
+		"/lib/modules/$kver/" "$rootfs/lib/modules/$kver/"
+	depmod -b "$rootfs" "$kver"
+	echo sroce-guest >"$rootfs/etc/hostname"
+	mkdir -p "$rootfs/job" "$rootfs/shared"
+
+	log "guest image: ext4"
+	# Room to spare for what a job writes: guests boot it with snapshot=on,
+	# so writes land in a throwaway overlay and the image never changes.
+	size_mb=$(($(du -sm "$rootfs" | cut -f1) * 3 / 2 + 512))
+	mkfs.ext4 -q -F -L sroce-root -d "$rootfs" "$dir/rootfs.ext4" "${size_mb}M" >/dev/null
+	rm -rf "$rootfs"
+}
+
+# build_initramfs DIR: DIR/initramfs.cpio.
+build_initramfs() {
+	local ird=$1/initramfs ko n=0
+
+	mkdir -p "$ird/bin" "$ird/dev" "$ird/proc" "$ird/sys" "$ird/newroot" "$ird/mods"
+	cp /bin/busybox "$ird/bin/busybox"
+	cp "$init_src" "$ird/sroce-init"
+	for ko in $(for m in $INITRD_MODS; do
+		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++'); do
+		# Numbered copies keep the dependency order for the /init loop.
+		n=$((n + 1))
+		cp "$ko" "$ird/mods/$(printf %02d "$n")-$(basename "$ko")"
+	done
+	[ "$n" -gt 0 ] || die "no initramfs modules found for $INITRD_MODS"
+	cat >"$ird/init" <<-'EOF'
+	#!/bin/busybox sh
+	# Load the block and filesystem drivers, mount the test image and hand
+	# over to guest-init. The root is booted with snapshot=on, so installing
+	# guest-init into it only touches a throwaway overlay.
+	/bin/busybox --install -s /bin
+	mount -t proc proc /proc
+	mount -t devtmpfs dev /dev
+	for ko in /mods/*.ko; do
+		insmod "$ko" 2>/dev/null || echo "initramfs: insmod $ko failed"
+	done
+	i=0
+	while [ ! -b /dev/vda ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mount -t ext4 /dev/vda /newroot || { echo "initramfs: cannot mount /dev/vda"; poweroff -f; }
+	cp /sroce-init /newroot/sbin/sroce-init
+	umount /dev /proc
+	exec switch_root /newroot /sbin/sroce-init
+	EOF
+	chmod 0755 "$ird/init" "$ird/sroce-init"
+	(cd "$ird" && find . | cpio -o -H newc --quiet) >"$1/initramfs.cpio"
+	rm -rf "$ird"
+}
+
+# extract_vmlinux DIR: what scripts/extract-vmlinux does for an xz kernel:
+# try each xz stream magic in the bzImage until one unpacks to an ELF file.
+extract_vmlinux() {
+	local vmlinuz=/boot/vmlinuz-$kver off offs
+
+	mapfile -t offs < <(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | cut -d: -f1)
+	for off in "${offs[@]}"; do
+		tail -c +$((off + 1)) "$vmlinuz" |
+			xz -dc --single-stream >"$1/vmlinux" 2>/dev/null || true
+		[ "$(head -c 4 "$1/vmlinux" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
+	done
+	die "could not extract vmlinux from $vmlinuz"
+}
+
+# cached NAME HASH BUILDER...: print $SROCE_CACHE/NAME-HASH, running
+# BUILDER TMPDIR first unless it is built already. Builds go to a temporary
+# directory renamed on success, so an interrupted one leaves no half entry.
+cached() {
+	local out=$SROCE_CACHE/$1-$2 tmp=$SROCE_CACHE/.$1-$2.tmp
+	shift 2
+	if [ ! -f "$out/done" ]; then
+		rm -rf "$tmp"
+		mkdir -p "$tmp"
+		# Builders log to stderr; stdout carries only the result path.
+		"$@" "$tmp" >&2
+		touch "$tmp/done"
+		mv "$tmp" "$out"
+	fi
+	# done's mtime is the entry's last use, for pruning.
+	touch "$out/done"
+	echo "$out"
+}
+
+# build_guest DIR: everything that boots, with the image hard-linked in.
+build_guest() {
+	ln "$image_dir/rootfs.ext4" "$1/rootfs.ext4"
+	build_initramfs "$1"
+	extract_vmlinux "$1"
+	echo "$kver" >"$1/kver"
+}
+
+need_pkgs debootstrap busybox-static e2fsprogs cpio xz-utils kmod rsync linux-image-amd64
+
+kver=$(guest_kver)
+[ -n "$kver" ] || die "no /boot/vmlinuz-6.1.*-amd64: install linux-image-amd64"
+kpkg=$(dpkg-query -W -f='${Package} ${Version}' "linux-image-$kver") ||
+	die "linux-image-$kver is not installed"
+init_src=$SROCE_TOP/scripts/guest-init
+# The package list and mirror live in this script; the kernel package's
+# version catches a rebuilt kernel that kept its ABI number.
+rootfs_hash=$(recipe_hash "${BASH_SOURCE[0]}" <(echo "$kpkg $MIRROR"))
+guest_hash=$(recipe_hash "${BASH_SOURCE[0]}" "$init_src" <(echo "$kpkg $MIRROR"))
+
+mkdir -p "$SROCE_CACHE"
+exec 9>"$SROCE_CACHE/guest.lock"
+flock -w 3600 9 || die "another guest image build has held $SROCE_CACHE/guest.lock for an hour"
+# Holding the lock, a temporary directory can only be a failed build's.
+trap 'rm -rf "$SROCE_CACHE"/.*.tmp' EXIT
+start=$SECONDS
+image_dir=$(cached rootfs "$rootfs_hash" build_rootfs)
+out=$(cached guest "$guest_hash" build_guest)
+# Entries of older recipes (an edited guest-init, an updated kernel) that no
+# run has used for a week; a guest still booted from one keeps its files open.
+find "$SROCE_CACHE"/rootfs-*/ "$SROCE_CACHE"/guest-*/ -maxdepth 1 -name 'done' -mtime +7 \
+	-printf '%h\0' | xargs -0r rm -rf
+[ $((SECONDS - start)) -lt 2 ] || log "guest image: $out ready in $((SECONDS - start)) s"
+echo "$out"

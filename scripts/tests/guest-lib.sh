@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for job scripts that scripts/vm-run.sh runs inside the test guests;
+# source it: `. /job/guest-lib.sh`. guest-init has exported /job/env
+# (GUEST_ID, NGUESTS, MTU, GUEST_IP4/6, PEER_IP4/6).
+#
+# Each check prints one line, `ok - DESC` or `not ok - DESC` (vm-run.sh
+# counts them), with the failing command's output as `#` lines under it.
+# End the job with `summary`: its status becomes the guest's result. Do not
+# `set -e` in a job: a failed check is meant to be recorded, not to stop it.
+
+GL_PASS=0
+GL_FAIL=0
+GL_BARRIERS=0
+GL_BARRIER_DIR=/shared/.barrier
+BARRIER_TIMEOUT=${BARRIER_TIMEOUT:-120}
+
+# fail MSG: record a failed check.
+fail() {
+	echo "not ok - $*"
+	GL_FAIL=$((GL_FAIL + 1))
+	return 1
+}
+
+# check DESC CMD...: run CMD (in a subshell: it cannot set variables) and
+# record whether it succeeded. Returns CMD's status.
+check() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "ok - $desc"
+		GL_PASS=$((GL_PASS + 1))
+		return 0
+	fi
+	fail "$desc"
+	echo "#   command: $* (exit $rc)"
+	[ -z "$out" ] || printf '%s\n' "$out" | tail -n 30 | sed 's/^/#   /'
+	return $rc
+}
+
+# summary: print this guest's counts; fails if any check failed or none ran.
+summary() {
+	echo "$GL_PASS passed, $GL_FAIL failed"
+	[ $GL_FAIL -eq 0 ] && [ $GL_PASS -gt 0 ]
+}
+
+# bail MSG: a failure the job cannot go on from. Records it, tells the
+# other guests (their barriers fail at once instead of timing out) and exits.
+bail() {
+	fail "$*"
+	mkdir -p "$GL_BARRIER_DIR"
+	echo "$GUEST_ID" >"$GL_BARRIER_DIR/abort"
+	summary
+	exit 1
+}
+
+# barrier NAME: wait until all NGUESTS guests reached it, through files in
+# /shared. Guests pass the same barriers in the same order, so a sequence
+# number makes each one distinct even when NAME repeats.
+barrier() {
+	local tag deadline arrived
+	GL_BARRIERS=$((GL_BARRIERS + 1))
+	tag=$GL_BARRIERS-$1
+	mkdir -p "$GL_BARRIER_DIR"
+	touch "$GL_BARRIER_DIR/$tag.$GUEST_ID"
+	deadline=$((SECONDS + BARRIER_TIMEOUT))
+	while :; do
+		if [ -e "$GL_BARRIER_DIR/abort" ]; then
+			fail "barrier $1: guest $(cat "$GL_BARRIER_DIR/abort") bailed out"
+			return 1
+		fi
+		arrived=("$GL_BARRIER_DIR/$tag".*)
+		[ ${#arrived[@]} -ge "$NGUESTS" ] && return 0
+		if [ $SECONDS -ge $deadline ]; then
+			fail "barrier $1: ${#arrived[@]} of $NGUESTS guests after ${BARRIER_TIMEOUT} s"
+			return 1
+		fi
+		sleep 0.2
+	done
+}
+
+# load_sroce: the module under test (vm-run.sh -f .../sroce.ko) and the
+# modules it needs; nothing autoloads them in the guest.
+load_sroce() {
+	modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel &&
+		insmod /job/sroce.ko
+}
+
+# load_link_module TYPE: the module behind `rdma link add ... type TYPE`,
+# sroce (from /job/sroce.ko) or rxe (the stock rdma_rxe, for comparison).
+load_link_module() {
+	case $1 in
+	sroce) load_sroce ;;
+	rxe) modprobe -a ib_uverbs rdma_rxe ;;
+	*) echo "unknown link type '$1' (sroce or rxe)" && return 1 ;;
+	esac
+}
+
+# roce_gid_index DEV IP: print the index of DEV's RoCE v2 GID for the IPv4
+# or IPv6 address IP (what perftest -x and ibv_*_pingpong -g take).
+roce_gid_index() {
+	local want=$2
+	[[ $want == *:* ]] || want=::ffff:$want
+	ibv_devinfo -v -d "$1" |
+		awk -v gid="$want," '$1 ~ /^GID\[/ && $(NF-2) == gid && $NF == "v2" {
+			sub(/.*\[ */, "", $0); sub(/\].*/, "", $0); print; exit }' | grep .
+}
+
+# wait_port_state DEV STATE [TIMEOUT_S]: wait until port 1 of RDMA device
+# DEV is in STATE (ACTIVE, DOWN, ...); prints the last state seen on failure.
+wait_port_state() {
+	local f=/sys/class/infiniband/$1/ports/1/state deadline=$((SECONDS + ${3:-10}))
+	until grep -qw "$2" "$f" 2>/dev/null; do
+		if [ $SECONDS -ge $deadline ]; then
+			echo "$1 port 1 state: $(cat "$f" 2>&1), wanted $2"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# wait_port_active DEV [TIMEOUT_S]
+wait_port_active() {
+	wait_port_state "$1" ACTIVE "${2:-10}"
+}

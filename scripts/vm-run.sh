@@ -1,0 +1,224 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run a job script in N QEMU guests (TCG, 1 vCPU each) joined by a bridge
+# inside a private network namespace, then collect and judge the results.
+#
+#   scripts/vm-run.sh [-n NGUESTS] [-t TIMEOUT_S] [-m MTU] [-o OUTDIR]
+#                     [-f FILE]... JOB_SCRIPT [ARGS...]
+#
+# Each guest gets its own 9p share, mounted at /job, with run.sh (the job),
+# guest-lib.sh, the -f files and an env file (GUEST_ID, NGUESTS, MTU,
+# GUEST_IP4/6, PEER_IP4/6, JOB_TIMEOUT), plus /shared, common to all guests.
+# Guest N is 10.77.0.(N+1)/24 and fd77::(N+1)/64; its peer is the next guest
+# round the ring. Per guest, OUTDIR/guestN/ gets console.log, qemu.log,
+# job.log, rc, dmesg and whatever else the job left in /job.
+#
+# Exits 0 only if every guest ran its job to rc 0 and no kernel warning,
+# oops, BUG or panic shows in its dmesg or console.
+#
+# No set -e: result collection and cleanup must run to the end whatever fails.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# Boot, module loading and power-off on top of the job's own timeout; a
+# loaded 2-core host has been seen to take 20 s to boot a guest.
+BOOT_MARGIN=90
+# Kernel trouble that fails a run even when the job passed.
+KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|lockdep|possible circular locking|general protection fault|[Kk]ernel panic'
+
+usage() {
+	sed -n '7,8p' "${BASH_SOURCE[0]}" | sed 's/^#//' >&2
+	exit 2
+}
+
+nguests=2 timeout=300 mtu=1500 outdir=
+files=()
+while getopts n:t:m:o:f:h opt; do
+	case $opt in
+	n) nguests=$OPTARG ;;
+	t) timeout=$OPTARG ;;
+	m) mtu=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	f) files+=("$OPTARG") ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || usage
+job=$1
+shift
+in_range() { [[ $1 =~ ^[0-9]+$ ]] && (($2 <= $1 && $1 <= $3)); }
+in_range "$nguests" 1 16 || die "-n wants 1..16 guests"
+in_range "$timeout" 1 86400 || die "-t wants seconds"
+in_range "$mtu" 1280 9000 || die "-m wants an MTU in 1280..9000"
+[ -r "$job" ] || die "no job script $job"
+for f in "${files[@]}"; do
+	[ -f "$f" ] || die "no file $f"
+done
+[ "$(id -u)" -eq 0 ] || die "needs root (network namespace and tap devices)"
+need_pkgs qemu-system-x86 iproute2 rsync util-linux
+
+image=$("$SROCE_TOP/scripts/guest-image.sh") || die "guest image build failed"
+outdir=${outdir:-$SROCE_TOP/out/vm-$(date +%Y%m%d-%H%M%S)-$$}
+mkdir -p "$outdir" || die "cannot create $outdir"
+work=$(mktemp -d "${TMPDIR:-/tmp}/sroce-vm.XXXXXX") || die "mktemp failed"
+# QEMU option values cannot hold a comma.
+[[ $outdir$work$image != *,* ]] || die "no commas in paths, please: $outdir $work"
+ns=sroce-vm-$$
+# A run killed with SIGKILL could not clean up: drop its namespace.
+for old in $(ip netns list | awk '$1 ~ /^sroce-vm-[0-9]+$/ { print $1 }'); do
+	kill -0 "${old#sroce-vm-}" 2>/dev/null || ip netns del "$old"
+done
+pids=()
+
+# alive PID: the QEMU process has not exited. Children are only reaped
+# (waited for) after the last kill, so a PID cannot be reused meanwhile and
+# an exited one shows as a zombie.
+alive() {
+	local stat
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
+any_alive() {
+	local pid
+	for pid in "${pids[@]}"; do
+		alive "$pid" && return 0
+	done
+	return 1
+}
+
+stop_guests() {
+	local pid i
+	for pid in "${pids[@]}"; do
+		alive "$pid" && kill -TERM "$pid" 2>/dev/null
+	done
+	for ((i = 0; i < 50; i++)); do
+		any_alive || break
+		sleep 0.1
+	done
+	for pid in "${pids[@]}"; do
+		alive "$pid" && kill -KILL "$pid" 2>/dev/null
+	done
+	for pid in "${pids[@]}"; do
+		wait "$pid" 2>/dev/null
+	done
+	pids=()
+}
+
+cleanup() {
+	trap - EXIT INT TERM
+	stop_guests
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# The link: one tap per guest on a bridge, all inside our own namespace.
+ip netns add "$ns" || die "cannot create network namespace $ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" link add br0 type bridge stp_state 0 mcast_snooping 0 || die "cannot create bridge"
+for ((i = 0; i < nguests; i++)); do
+	ip -n "$ns" tuntap add dev "tap$i" mode tap || die "cannot create tap$i"
+	ip -n "$ns" link set "tap$i" master br0 mtu "$mtu" up || die "cannot set up tap$i"
+done
+# After the ports: a bridge's MTU follows its ports until set explicitly.
+ip -n "$ns" link set br0 mtu "$mtu" up || die "cannot bring up the bridge"
+
+mkdir -p "$work/shared"
+for ((i = 0; i < nguests; i++)); do
+	g=$work/g$i
+	mkdir -p "$g" "$outdir/guest$i"
+	rm -f "$outdir/guest$i"/{job.log,rc,dmesg}
+	cp "$job" "$g/run.sh"
+	cp "$SROCE_TOP/scripts/tests/guest-lib.sh" "$g/guest-lib.sh"
+	[ ${#files[@]} -eq 0 ] || cp "${files[@]}" "$g/"
+	p=$(((i + 1) % nguests))
+	{
+		echo "GUEST_ID=$i NGUESTS=$nguests MTU=$mtu JOB_TIMEOUT=$timeout"
+		echo "GUEST_IP4=10.77.0.$((i + 1)) GUEST_IP6=fd77::$((i + 1))"
+		[ "$nguests" -lt 2 ] || echo "PEER_IP4=10.77.0.$((p + 1)) PEER_IP6=fd77::$((p + 1))"
+		printf 'JOB_ARGS=('
+		[ $# -eq 0 ] || printf '%q ' "$@"
+		echo ')'
+	} >"$g/env"
+
+	# TMPDIR: where snapshot=on puts the disk overlay, removed with $work.
+	# --pdeathsig: QEMU dies with this script, even on SIGKILL.
+	TMPDIR=$work setpriv --pdeathsig KILL ip netns exec "$ns" qemu-system-x86_64 \
+		-name "guest$i" -nodefaults -no-user-config \
+		-machine pc -accel tcg -cpu max -smp 1 -m 1024 \
+		-display none -monitor none -no-reboot \
+		-serial "file:$outdir/guest$i/console.log" \
+		-kernel "$image/vmlinux" -initrd "$image/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 mitigations=off" \
+		-drive "file=$image/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
+		-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
+		-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
+		-virtfs "local,path=$g,mount_tag=job,security_model=none,id=job" \
+		-virtfs "local,path=$work/shared,mount_tag=shared,security_model=none,id=shared" \
+		</dev/null >"$outdir/guest$i/qemu.log" 2>&1 &
+	pids+=($!)
+done
+log "vm-run: $nguests guests running $(basename "$job") $*, results in $outdir"
+
+deadline=$((SECONDS + timeout + BOOT_MARGIN))
+while any_alive && [ $SECONDS -lt $deadline ]; do
+	sleep 0.5
+done
+timed_out=()
+for ((i = 0; i < nguests; i++)); do
+	alive "${pids[i]}" && timed_out+=("$i")
+done
+stop_guests
+
+# Judge and report each guest. Everything the job left in /job is kept,
+# less what we put there.
+keep_out=(--exclude=/run.sh --exclude=/guest-lib.sh)
+for f in "${files[@]}"; do
+	keep_out+=("--exclude=/$(basename "$f")")
+done
+failed=()
+for ((i = 0; i < nguests; i++)); do
+	g=$work/g$i
+	o=$outdir/guest$i
+	rsync -a "${keep_out[@]}" "$g/" "$o/"
+	[ -f "$o/job.log" ] && sed "s/^/[guest$i] /" "$o/job.log"
+
+	why=()
+	[[ " ${timed_out[*]} " == *" $i "* ]] &&
+		why+=("killed after the host timeout of $((timeout + BOOT_MARGIN)) s")
+	if [ ! -s "$o/rc" ]; then
+		why+=("no exit status written (crashed, hung or never booted)")
+	elif [ "$(cat "$o/rc")" != 0 ]; then
+		why+=("job exited $(cat "$o/rc")")
+	fi
+	# The serial console ends its lines with \r\n.
+	mapfile -t bad < <(cat "$o/dmesg" "$o/console.log" 2>/dev/null | tr -d '\r' |
+		grep -E "$KERNEL_BAD" | sort -u | head -n 20)
+	[ ${#bad[@]} -eq 0 ] || why+=("kernel trouble in dmesg/console:" "${bad[@]/#/  }")
+
+	oks=$(grep -c '^ok - ' "$o/job.log" 2>/dev/null)
+	noks=$(grep -c '^not ok - ' "$o/job.log" 2>/dev/null)
+	if [ ${#why[@]} -eq 0 ]; then
+		log "guest$i: PASS (${oks:-0} ok, ${noks:-0} not ok)"
+		continue
+	fi
+	failed+=("$i")
+	log "guest$i: FAIL (${oks:-0} ok, ${noks:-0} not ok)"
+	printf '[sroce]   %s\n' "${why[@]}" >&2
+	log "guest$i: last console lines ($o/console.log):"
+	tail -n 25 "$o/console.log" 2>/dev/null | sed 's/^/[sroce]   | /' >&2
+	[ -s "$o/qemu.log" ] && sed 's/^/[sroce]   qemu: /' "$o/qemu.log" >&2
+done
+
+if [ ${#failed[@]} -ne 0 ]; then
+	log "vm-run: FAIL (guests ${failed[*]}), logs in $outdir"
+	exit 1
+fi
+log "vm-run: PASS, logs in $outdir"
