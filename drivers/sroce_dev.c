@@ -122,6 +122,16 @@ static const struct attribute_group sroce_dev_attr_group = {
 	.attrs = sroce_dev_attrs,
 };
 
+/* Called by the core when the last reference goes, before it frees ibdev. */
+static void sroce_dev_dealloc(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	xa_destroy(&sdev->qps);
+	xa_destroy(&sdev->mrs);
+	xa_destroy(&sdev->ahs);
+}
+
 static const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
@@ -131,6 +141,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.dealloc_pd = sroce_dealloc_pd,
+	.dealloc_driver = sroce_dev_dealloc,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.device_group = &sroce_dev_attr_group,
 	.get_hw_stats = sroce_get_hw_stats,
@@ -261,6 +272,9 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 
 	sdev->ndev = ndev;
+	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
@@ -345,7 +359,11 @@ int sroce_dev_init(void)
 
 void sroce_dev_exit(void)
 {
-	/* No new links after this; then remove the ones that exist. */
+	/*
+	 * No new links after this; then remove the ones that exist. Every
+	 * RDMA_DRIVER_RXE device is ours: rdma_rxe cannot load while sroce
+	 * holds port 4791, and sroce does not load while rdma_rxe does.
+	 */
 	rdma_link_unregister(&sroce_link_ops);
 	ib_unregister_driver(RDMA_DRIVER_RXE);
 	unregister_netdevice_notifier(&sroce_dev_netdev_notifier);

@@ -7,6 +7,7 @@
 #define _SROCE_DEV_H
 
 #include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_counters.h"
@@ -36,6 +37,23 @@ struct sroce_dev {
 
 	/* Objects alive, checked against the limits in attr. */
 	atomic_t num_pds;
+	atomic_t num_cqs;
+	atomic_t num_qps;
+	atomic_t num_mrs;
+	atomic_t num_ahs;
+
+	/*
+	 * Object tables; each xarray's own lock serialises writers, readers
+	 * look up under RCU and take the object's reference.
+	 *   qps: QPN -> struct sroce_qp (sroce_qp.c)
+	 *   mrs: key >> 8 -> struct sroce_mr (sroce_mr.c)
+	 *   ahs: ah_num -> struct sroce_ah (sroce_ah.c)
+	 */
+	struct xarray qps;
+	u32 next_qpn;
+	struct xarray mrs;
+	u32 next_mr_index;
+	struct xarray ahs;
 
 	struct sroce_counters counters;
 };

@@ -47,7 +47,7 @@ build_rootfs() {
 	rsync -a --exclude=/build --exclude=/source \
 		"/lib/modules/$kver/" "$rootfs/lib/modules/$kver/"
 	depmod -b "$rootfs" "$kver"
-	echo sroce-guest >"$rootfs/etc/hostname"
+	# Mount points of the 9p shares.
 	mkdir -p "$rootfs/job" "$rootfs/shared"
 
 	log "guest image: ext4"

@@ -63,14 +63,19 @@ need_pkgs qemu-system-x86 iproute2 rsync util-linux
 image=$("$SROCE_TOP/scripts/guest-image.sh") || die "guest image build failed"
 outdir=${outdir:-$SROCE_TOP/out/vm-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$outdir" || die "cannot create $outdir"
-work=$(mktemp -d "${TMPDIR:-/tmp}/sroce-vm.XXXXXX") || die "mktemp failed"
-# QEMU option values cannot hold a comma.
-[[ $outdir$work$image != *,* ]] || die "no commas in paths, please: $outdir $work"
-ns=sroce-vm-$$
-# A run killed with SIGKILL could not clean up: drop its namespace.
+# A run killed with SIGKILL could not clean up (its QEMUs died with it):
+# drop the namespaces and work directories of runs that no longer exist.
 for old in $(ip netns list | awk '$1 ~ /^sroce-vm-[0-9]+$/ { print $1 }'); do
 	kill -0 "${old#sroce-vm-}" 2>/dev/null || ip netns del "$old"
 done
+for old in "${TMPDIR:-/tmp}"/sroce-vm-[0-9]*.*; do
+	pid=${old##*/sroce-vm-}
+	[ ! -d "$old" ] || kill -0 "${pid%%.*}" 2>/dev/null || rm -rf "$old"
+done
+ns=sroce-vm-$$
+work=$(mktemp -d "${TMPDIR:-/tmp}/sroce-vm-$$.XXXXXX") || die "mktemp failed"
+# QEMU option values cannot hold a comma.
+[[ $outdir$work$image != *,* ]] || die "no commas in paths, please: $outdir $work"
 pids=()
 
 # alive PID: the QEMU process has not exited. Children are only reaped
@@ -122,6 +127,9 @@ trap 'exit 143' TERM
 # The link: one tap per guest on a bridge, all inside our own namespace.
 ip netns add "$ns" || die "cannot create network namespace $ns"
 ip -n "$ns" link set lo up
+# Without IPv6 the bridge and taps send nothing of their own (router
+# solicitations, MLD) into the guests: the link carries only guest traffic.
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
 ip -n "$ns" link add br0 type bridge stp_state 0 mcast_snooping 0 || die "cannot create bridge"
 for ((i = 0; i < nguests; i++)); do
 	ip -n "$ns" tuntap add dev "tap$i" mode tap || die "cannot create tap$i"

@@ -36,6 +36,17 @@ report() {
 	check "$1" test "$2" -eq 0
 }
 
+# listening PID: ibv_rc_pingpong PID listens on its TCP port 18515 within
+# 10 s, and has not died trying.
+listening() {
+	local deadline=$((SECONDS + 10))
+	until ss -ltn | grep -q ':18515 '; do
+		kill -0 "$1" 2>/dev/null || { echo "the server exited"; return 1; }
+		[ $SECONDS -lt $deadline ] || { echo "not listening after 10 s"; return 1; }
+		sleep 0.1
+	done
+}
+
 # Guest 0 serves, guest 1 connects: both address the other by the RoCE v2
 # GID of its IPv4 address; ibv_rc_pingpong swaps them over TCP port 18515.
 section "RDMA ping-pong with $peer (ibv_rc_pingpong: RC, 100 x 4 KiB)"
@@ -45,8 +56,7 @@ case $GUEST_ID in
 0)
 	"${pingpong[@]}" >/tmp/server.log 2>&1 &
 	server=$!
-	check "ping-pong server listening" \
-		timeout 10 sh -c 'until ss -ltn | grep -q ":18515 "; do sleep 0.1; done'
+	check "ping-pong server listening" listening "$server"
 	barrier server-up
 	wait "$server"
 	report "ping-pong server" $? /tmp/server.log

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC data path through the standard tools, run by scripts/vm-run.sh:
+#
+#   rc.sh pair TYPE0 TYPE1 [OPTION...]   two guests; guest N runs link type
+#                                        TYPEn (sroce or rxe); every test
+#                                        runs with each guest as server
+#   rc.sh loopback TYPE [OPTION...]      one guest, server and client on
+#                                        the same device
+#
+# Options: quick (default) or full, the set of tests; capture, guest 0
+# records RoCEv2 traffic on eth0 to /job/wire.pcap for the host to check.
+#
+# ibv_rc_pingpong -c checks the data it receives; perftest checks that every
+# operation completes. Each tool run is one check.
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+
+mode=$1
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-150}
+port=18515
+
+if [ "$mode" = loopback ]; then
+	mytype=$2
+	shift 2
+else
+	types=("$2" "$3")
+	mytype=${types[$GUEST_ID]}
+	shift 3
+fi
+dev=${mytype}0
+set_=quick capture=
+for opt in "$@"; do
+	case $opt in
+	quick|full) set_=$opt ;;
+	capture) capture=1 ;;
+	*) bail "unknown option '$opt'" ;;
+	esac
+done
+
+load_link_module "$mytype" || bail "load $mytype"
+rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
+wait_port_active "$dev" || bail "$dev not active"
+gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
+
+# The tests: "TOOL|ARGS" run as server "TOOL ARGS" and client "TOOL ARGS IP".
+tests=(
+	"ibv_rc_pingpong|-s 1 -n 50 -c"
+	"ibv_rc_pingpong|-s 4096 -n 50 -c -e"
+	"ibv_rc_pingpong|-s 65536 -n 20 -c"
+	"ib_send_bw|-s 65536 -n 100"
+	"ib_write_bw|-s 65536 -n 100"
+	"ib_read_bw|-s 65536 -n 100"
+	"ib_write_bw|-s 1048576 -n 10"
+	"ib_atomic_bw|-n 100"
+	"ib_send_lat|-s 2 -n 100"
+	"ib_write_lat|-s 2 -n 100"
+	"ib_read_lat|-s 2 -n 100"
+	"ib_atomic_lat|-n 100"
+)
+if [ "$set_" = full ]; then
+	tests+=(
+		"ib_send_bw|-s 2 -n 500"
+		"ib_send_bw|-s 1048576 -n 10"
+		"ib_write_bw|-s 2 -n 500"
+		"ib_read_bw|-s 2 -n 500"
+		"ib_read_bw|-s 1048576 -n 10"
+		"ibv_rc_pingpong|-s 1048576 -n 5 -c"
+	)
+fi
+
+# tool_args TOOL ARGS PORT: the device, GID and port options of TOOL.
+tool_args() {
+	case $1 in
+	ibv_rc_pingpong) echo "-d $dev -g $gid -p $3 $2" ;;
+	*) echo "-d $dev -x $gid -p $3 -F $2" ;;
+	esac
+}
+
+# run_client TOOL ARGS IP LOG: retry while the server is not listening yet.
+run_client() {
+	local i rc
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$1" $2 "$3" >"$4" 2>&1
+		rc=$?
+		grep -qiE "couldn't connect|connection refused|Unable to connect" "$4" || return $rc
+		sleep 1
+	done
+	return $rc
+}
+
+# check_server DESC PID LOG: the server process exited 0.
+check_server() {
+	local rc
+	wait "$2"
+	rc=$?
+	check "$1" test $rc -eq 0 || sed 's/^/#   /' "$3"
+}
+
+# one_test SERVER_ID TOOL ARGS: run one server/client pair and check both.
+one_test() {
+	local server=$1 tool=$2 args log
+	args=$(tool_args "$tool" "$3" $port)
+	log=/job/$tool-$port
+	if [ "$mode" = loopback ]; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
+		local spid=$!
+		check "$tool $3 (loopback, client)" \
+			run_client "$tool" "$args" "$GUEST_IP4" "$log.client" ||
+			sed 's/^/#   /' "$log.client"
+		check_server "$tool $3 (loopback, server)" $spid "$log.server"
+	elif [ "$GUEST_ID" = "$server" ]; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
+		local spid=$!
+		barrier "$tool-$port-up"
+		check_server "$tool $3 (${types[$server]} server)" $spid "$log.server"
+	else
+		barrier "$tool-$port-up"
+		check "$tool $3 (${types[$GUEST_ID]} client to ${types[$server]})" \
+			run_client "$tool" "$args" "$PEER_IP4" "$log.client" ||
+			sed 's/^/#   /' "$log.client"
+	fi
+	[ "$mode" = loopback ] || barrier "$tool-$port-done"
+	port=$((port + 1))
+}
+
+if [ -n "$capture" ] && [ "$GUEST_ID" = 0 ]; then
+	tcpdump -i eth0 -s 0 -c 40000 -U -w /job/wire.pcap udp port 4791 2>/job/tcpdump.log &
+	tcpdump_pid=$!
+	sleep 1
+fi
+
+servers=(0 1)
+[ "$mode" = loopback ] && servers=(0)
+for server in "${servers[@]}"; do
+	for t in "${tests[@]}"; do
+		one_test "$server" "${t%%|*}" "${t#*|}"
+	done
+done
+
+if [ -n "${tcpdump_pid:-}" ]; then
+	sleep 1
+	kill -INT "$tcpdump_pid"
+	wait "$tcpdump_pid"
+fi
+rdma link delete "$dev"
+summary
