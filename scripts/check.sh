@@ -14,6 +14,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 out=$SROCE_TOP/out/check
+# A clean tree, so that the build step sees every warning.
+make -C "$SROCE_TOP" clean >/dev/null 2>&1
 rm -rf "$out"
 mkdir -p "$out"
 passed=0
@@ -49,7 +51,6 @@ step() {
 }
 
 build_module() {
-	make -C "$SROCE_TOP" clean >/dev/null 2>&1
 	make -C "$SROCE_TOP" W=1 2>&1 | tee "$out/build-output.txt"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || return 1
 	! grep -E 'warning:|error:' "$out/build-output.txt"
