@@ -10,6 +10,7 @@
 #   make demo             two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
 #   make kunit            KUnit suites only, in QEMU
+#   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -52,4 +53,7 @@ check:
 kunit:
 	scripts/kunit.sh
 
-.PHONY: all modules clean install load unload demo check kunit
+bench:
+	scripts/bench.sh
+
+.PHONY: all modules clean install load unload demo check kunit bench

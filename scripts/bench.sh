@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: sroce against rdma_rxe on the same two QEMU guests and the
+# same link, with iperf3 TCP on that link as the ceiling. Prints a table of
+# sroce/rxe and sroce/TCP ratios and guest CPU seconds per GB moved, and
+# writes it as out/bench/bench.csv and out/bench/bench.png (with Debian's
+# python3 and python3-matplotlib).
+#
+#   scripts/bench.sh [quick]
+# Figures are TCG-emulated guests: compare the columns, not absolute values.
+set -uo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+need_host_pkgs
+out=$SROCE_TOP/out/bench
+rm -rf "$out"
+mkdir -p "$out"
+make -C "$SROCE_TOP" >&2 || die "build failed"
+"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 3000 -o "$out/run" -f "$SROCE_TOP/sroce.ko" \
+	"$SROCE_TOP/scripts/tests/bench.sh" "$@"
+rc=$?
+/usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \
+	"$out/run/guest1/bench.csv" "$out" || rc=1
+exit $rc
