@@ -16,6 +16,20 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RCVD_BAD_ICRC].name = "rcvd_bad_icrc_pkts",
 	[SROCE_CNT_RCVD_NO_QP].name = "rcvd_no_qp_pkts",
 	[SROCE_CNT_LINK_DOWNED].name = "link_downed",
+	[SROCE_CNT_RESP_DUPLICATE].name = "duplicate_request",
+	[SROCE_CNT_RESP_OUT_OF_SEQ].name = "out_of_seq_request",
+	[SROCE_CNT_RESP_RNR_NAK].name = "send_rnr_err",
+	[SROCE_CNT_RESP_RKEY_VIOLATION].name = "resp_rkey_violation",
+	[SROCE_CNT_RESP_INVALID_REQ].name = "resp_invalid_request",
+	[SROCE_CNT_RESP_REM_OP_ERR].name = "resp_remote_op_error",
+	[SROCE_CNT_RESP_DROPPED].name = "resp_dropped",
+	[SROCE_CNT_RDMA_RECVS].name = "rdma_recvs",
+	[SROCE_CNT_RCVD_SEQ_ERR].name = "rcvd_seq_err",
+	[SROCE_CNT_RCVD_RNR_ERR].name = "rcvd_rnr_err",
+	[SROCE_CNT_COMP_RETRY].name = "completer_retry_err",
+	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded_err",
+	[SROCE_CNT_RNR_RETRY_EXCEEDED].name = "retry_rnr_exceeded_err",
+	[SROCE_CNT_COMP_DROPPED].name = "comp_dropped_pkts",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

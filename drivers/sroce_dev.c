@@ -24,9 +24,14 @@
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_netlink.h>
 
+#include "sroce_ah.h"
 #include "sroce_counters.h"
+#include "sroce_cq.h"
 #include "sroce_dev.h"
+#include "sroce_mr.h"
 #include "sroce_param.h"
+#include "sroce_qp.h"
+#include "sroce_queue.h"
 #include "sroce_verbs.h"
 
 static enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
@@ -122,13 +127,18 @@ static const struct attribute_group sroce_dev_attr_group = {
 	.attrs = sroce_dev_attrs,
 };
 
-/* Called by the core when the last reference goes, before it frees ibdev. */
+/*
+ * The last op the core calls, once every object is gone: from
+ * ib_dealloc_device() on a failed newlink, or after unregistration.
+ */
 static void sroce_dev_dealloc(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
+	sroce_mr_cleanup(sdev);
+	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
-	xa_destroy(&sdev->mrs);
+	WARN_ON(!xa_empty(&sdev->ahs));
 	xa_destroy(&sdev->ahs);
 }
 
@@ -140,18 +150,40 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
-	.dealloc_pd = sroce_dealloc_pd,
+	.create_ah = sroce_create_ah,
+	.create_cq = sroce_create_cq,
+	.create_qp = sroce_create_qp,
+	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dev_dealloc,
+	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
+	.dereg_mr = sroce_dereg_mr,
+	.destroy_ah = sroce_destroy_ah,
+	.destroy_cq = sroce_destroy_cq,
+	.destroy_qp = sroce_destroy_qp,
 	.device_group = &sroce_dev_attr_group,
+	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.mmap = sroce_mmap,
+	.mmap_free = sroce_mmap_free,
+	.modify_qp = sroce_modify_qp,
+	.poll_cq = sroce_poll_cq,
+	.post_recv = sroce_post_recv,
+	.post_send = sroce_post_send,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
+	.query_qp = sroce_query_qp,
+	.reg_user_mr = sroce_reg_user_mr,
+	.req_notify_cq = sroce_req_notify_cq,
+	.resize_cq = sroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -172,6 +204,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
 	attr->max_pd = SROCE_MAX_PD;
+	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_qp_rd_atom = SROCE_MAX_QP_RD_ATOM;
 	attr->max_qp_init_rd_atom = SROCE_MAX_QP_RD_ATOM;
 	attr->max_res_rd_atom = SROCE_MAX_QP_RD_ATOM * SROCE_MAX_QP;
@@ -272,9 +305,12 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 
 	sdev->ndev = ndev;
+	/* Before anything can fail: sroce_dev_dealloc() destroys them. */
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
-	xa_init_flags(&sdev->mrs, XA_FLAGS_ALLOC1);
-	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1);
+	/* AHs come and go in atomic context too (rdma_destroy_ah()). */
+	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	sdev->next_ah_num = 1;
+	sroce_mr_init(sdev);
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));

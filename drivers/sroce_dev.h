@@ -54,6 +54,7 @@ struct sroce_dev {
 	struct xarray mrs;
 	u32 next_mr_index;
 	struct xarray ahs;
+	u32 next_ah_num;
 
 	struct sroce_counters counters;
 };

@@ -20,6 +20,8 @@ enum sroce_limits {
 	SROCE_MAX_QP			= 1 << 16,
 	SROCE_MAX_QP_WR			= 1 << 14,
 	SROCE_MAX_SGE			= 32,
+	/* Inline bytes a send WQE may carry; the SQ slot has room for them. */
+	SROCE_MAX_INLINE_DATA		= 512,
 	SROCE_MAX_CQ			= 1 << 16,
 	SROCE_MAX_CQE			= (1 << 15) - 1,
 	SROCE_MAX_MR			= 1 << 16,

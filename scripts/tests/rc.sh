@@ -9,8 +9,9 @@
 #   rc.sh loopback TYPE [OPTION...]      one guest, server and client on
 #                                        the same device
 #
-# Options: quick (default) or full, the set of tests; capture, guest 0
-# records RoCEv2 traffic on eth0 to /job/wire.pcap for the host to check.
+# Options: quick (default) or full, the set of tests; ipv6, RoCEv2 over
+# IPv6 (the GID of the guest's IPv6 address) instead of IPv4; capture,
+# guest 0 records RoCEv2 traffic on eth0 to /job/wire.pcap for the host.
 #
 # ibv_rc_pingpong -c checks the data it receives; perftest checks that every
 # operation completes. Each tool run is one check.
@@ -31,11 +32,12 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick capture=
+set_=quick capture= gid_ip=$GUEST_IP4
 for opt in "$@"; do
 	case $opt in
 	quick|full) set_=$opt ;;
 	capture) capture=1 ;;
+	ipv6) gid_ip=$GUEST_IP6 ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
@@ -43,7 +45,7 @@ done
 load_link_module "$mytype" || bail "load $mytype"
 rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
 wait_port_active "$dev" || bail "$dev not active"
-gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
+gid=$(roce_gid_index "$dev" "$gid_ip") || bail "no RoCE v2 GID for $gid_ip"
 
 # The tests: "TOOL|ARGS" run as server "TOOL ARGS" and client "TOOL ARGS IP".
 tests=(

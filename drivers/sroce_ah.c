@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address handles. Each AH gets a non-zero ah_num: the rxe provider then
+ * puts only that number in a UD WQE, never its own copy of the address
+ * (which would let an unprivileged process choose its source address).
+ * The same resolution turns a QP's primary path into its struct sroce_av.
+ */
+#include <net/ipv6.h>
+#include <rdma/ib_addr.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#include "sroce_ah.h"
+#include "sroce_dev.h"
+
+/* A RoCEv2 GID is an IPv6 address, or an IPv4 one in v4-mapped form. */
+static int sroce_av_addr(const union ib_gid *gid, int family, __be32 *v4,
+			 struct in6_addr *v6)
+{
+	const struct in6_addr *a = (const struct in6_addr *)gid->raw;
+	bool is_v4 = family == AF_INET;
+
+	if (is_v4 != ipv6_addr_v4mapped(a))
+		return -EINVAL;
+	if (is_v4)
+		*v4 = a->s6_addr32[3];
+	else
+		*v6 = *a;
+	return 0;
+}
+
+int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
+{
+	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
+	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
+	struct net_device *ndev;
+	int family, err;
+
+	/* RoCEv2 only: the IP header stands in for the GRH (IBTA A17.4). */
+	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(attr) & IB_AH_GRH) || !sgid_attr ||
+	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
+
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	rcu_read_unlock();
+	if (IS_ERR(ndev))
+		return -ENODEV;
+
+	memset(av, 0, sizeof(*av));
+	family = rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4 ?
+		 AF_INET : AF_INET6;
+	err = sroce_av_addr(&sgid_attr->gid, family, &av->saddr.v4,
+			    &av->saddr.v6);
+	if (!err)
+		err = sroce_av_addr(&grh->dgid, family, &av->daddr.v4,
+				    &av->daddr.v6);
+	if (err)
+		return err;
+
+	av->family = family;
+	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
+	av->traffic_class = grh->traffic_class;
+	av->hop_limit = grh->hop_limit;
+	av->flow_label = grh->flow_label;
+	return 0;
+}
+
+int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibah->device);
+	struct sroce_ah *ah = to_sah(ibah);
+	struct rxe_create_ah_resp resp = {};
+	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ?
+		    GFP_KERNEL : GFP_ATOMIC;
+	int err;
+
+	err = sroce_av_from_attr(&ah->av, init->ah_attr);
+	if (err)
+		return err;
+
+	if (atomic_inc_return(&sdev->num_ahs) > sdev->attr.max_ah) {
+		err = -ENOSPC;
+		goto err_count;
+	}
+	err = xa_alloc_cyclic_irq(&sdev->ahs, &ah->ah_num, ah,
+				  XA_LIMIT(1, sdev->attr.max_ah),
+				  &sdev->next_ah_num, gfp);
+	if (err < 0)
+		goto err_count;
+
+	if (udata && udata->outlen >= sizeof(resp)) {
+		resp.ah_num = ah->ah_num;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_erase;
+	}
+	return 0;
+
+err_erase:
+	xa_erase_irq(&sdev->ahs, ah->ah_num);
+err_count:
+	atomic_dec(&sdev->num_ahs);
+	return err;
+}
+
+int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct sroce_dev *sdev = to_sdev(ibah->device);
+
+	xa_erase_irq(&sdev->ahs, to_sah(ibah)->ah_num);
+	atomic_dec(&sdev->num_ahs);
+	return 0;
+}

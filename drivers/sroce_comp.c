@@ -1,0 +1,547 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RC completer: what comes back for the requester's packets.
+ *
+ * ACKs, NAKs, READ responses and ATOMIC ACKs arrive here in the receive
+ * softirq, already checked by sroce_recv() (ICRC, lengths, QP state, peer
+ * address). Their PSNs are still remote input: only PSNs in [una,
+ * psn_high), the range sent and not yet acknowledged, are acted on; the
+ * rest are duplicates or forgeries and are dropped.
+ *
+ * IBTA vol 1 9.7.5: an ACK acknowledges every PSN up to its own (ACKs
+ * coalesce), a NAK or a READ response every PSN before its own. A READ or
+ * atomic WQE retires only with its response data; an ACK that passes one
+ * still waiting for data means the responses were lost, and the request is
+ * reissued for what is missing (9.7.5.1.3).
+ *
+ * The retransmit timer (9.7.6.1.3) runs while PSNs are outstanding and is
+ * restarted by progress; each expiry or sequence-error NAK costs one of
+ * retry_cnt, each RNR NAK one of rnr_retry (7: infinite), both reloaded by
+ * progress. Send CQEs are posted under req.lock, in SQ order.
+ */
+#include <linux/skbuff.h>
+
+#include "sroce_counters.h"
+#include "sroce_cq.h"
+#include "sroce_dev.h"
+#include "sroce_pkt.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_req.h"
+#include "sroce_seg.h"
+
+/* What handling a packet or a timer leaves for after req.lock. */
+struct sroce_comp_out {
+	bool kick;		/* run the requester */
+	bool error;		/* move the QP to ERR */
+};
+
+static u32 sroce_comp_next(struct sroce_qp *qp, u32 index)
+{
+	return (index + 1) & qp->sq.queue.index_mask;
+}
+
+/*
+ * Complete the oldest WQE and free its slot. Error completions are always
+ * reported; successful ones only when signalled (sroce_sq_fetch() marks
+ * every WQE signalled on an IB_SIGNAL_ALL_WR QP). Returns false when the CQ
+ * overflowed (the QP must go to ERR). Caller holds req.lock.
+ */
+static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
+				enum ib_wc_status status)
+{
+	struct sroce_req *req = &qp->req;
+	u32 index = qp->sq.queue.index;
+	unsigned long flags;
+	bool ok = true;
+
+	if (status != IB_WC_SUCCESS || (wqe->send_flags & IB_SEND_SIGNALED)) {
+		struct ib_wc wc = {
+			.wr_id = wqe->wr_id,
+			.status = status,
+			.opcode = sroce_seg_wc_opcode(wqe->opcode),
+			.qp = &qp->ibqp,
+		};
+
+		if (status == IB_WC_SUCCESS) {
+			wc.byte_len = wqe->length;
+			if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
+			    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+				wc.wc_flags = IB_WC_WITH_IMM;
+		}
+		ok = !sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false);
+	}
+
+	/* Only WQEs sent in full were counted in rd_atomic. */
+	if (index != req->sent_end) {
+		if (sroce_seg_is_rd_atomic(wqe->opcode))
+			req->rd_atomic--;
+		if (index == req->cur) {
+			/* A coalesced ACK overtook a retransmission. */
+			req->cur = sroce_comp_next(qp, index);
+			req->cur_pkt = 0;
+			req->psn = sroce_psn_add(wqe->prog.last_psn, 1);
+			req->gen++;
+		}
+	} else {
+		req->sent_end = sroce_comp_next(qp, index);
+		req->cur = req->sent_end;
+		req->cur_pkt = 0;
+	}
+	if (req->rd_index == index)
+		req->rd_valid = false;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sroce_queue_advance_consumer(&qp->sq.queue);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return ok;
+}
+
+/*
+ * Complete the oldest WQE with an error and stop the QP's send side; the
+ * caller moves the QP to ERR, which flushes the rest. Caller holds req.lock.
+ */
+static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
+			    struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (qp->sq.queue.index != req->head)
+		sroce_comp_complete(qp, sroce_sq_wqe(qp, qp->sq.queue.index),
+				    status);
+	req->stopped = true;
+	del_timer(&req->retry_timer);
+	del_timer(&req->rnr_timer);
+	out->error = true;
+}
+
+bool sroce_comp_local_error(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 index = qp->sq.queue.index;
+	struct sroce_comp_out out = {};
+	struct sroce_swqe *wqe;
+
+	/* Only once every WQE before it retired: CQEs go out in order. */
+	if (req->stopped || index != req->cur || index == req->head)
+		return false;
+	wqe = sroce_sq_wqe(qp, index);
+	if (wqe->status == IB_WC_SUCCESS)
+		return false;
+	sroce_comp_fail(qp, wqe->status, &out);
+	return out.error;
+}
+
+/* Forward progress: reload the retry budgets and restart the timer. */
+static void sroce_comp_progress(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->retry_left = qp->attr.retry_cnt;
+	req->rnr_left = qp->attr.rnr_retry;
+	req->nak_valid = false;
+	if (req->una == req->psn_high)
+		del_timer(&req->retry_timer);
+	else
+		sroce_req_arm_retry(qp);
+}
+
+/*
+ * Retransmit from @psn (go-back-N), spending one of retry_cnt; a second
+ * NAK for the same PSN before any progress is the same loss reported
+ * again and is ignored. Caller holds req.lock.
+ */
+static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool nak,
+			     struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (nak && req->nak_valid && req->nak_psn == psn)
+		return;
+	if (!req->retry_left) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_RETRY_EXCEEDED);
+		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, out);
+		return;
+	}
+	req->retry_left--;
+	req->nak_psn = psn;
+	req->nak_valid = nak;
+	sroce_req_seek(qp, psn);
+	sroce_req_arm_retry(qp);
+	out->kick = true;
+}
+
+/*
+ * Retire the WQEs an acknowledgment of every PSN up to @psn completes.
+ * With @resp (the acknowledgment is implied by a READ response or atomic
+ * ACK) a READ/atomic WQE it reaches is left to the caller; otherwise that
+ * WQE lost its responses and is reissued. Caller holds req.lock.
+ */
+static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, bool resp,
+			   struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+	u32 una = sroce_psn_add(psn, 1);
+	struct sroce_swqe *wqe;
+	bool progress = false;
+	bool lost = false;
+
+	while (qp->sq.queue.index != req->sent_end) {
+		wqe = sroce_sq_wqe(qp, qp->sq.queue.index);
+		if (sroce_seg_is_rd_atomic(wqe->opcode)) {
+			u32 missing = sroce_psn_add(wqe->prog.first_psn,
+						    wqe->prog.done_pkts);
+
+			if (sroce_psn_ge(psn, missing)) {
+				una = missing;
+				lost = !resp;
+			}
+			break;
+		}
+		if (sroce_psn_lt(psn, wqe->prog.last_psn))
+			break;
+		if (!sroce_comp_complete(qp, wqe, IB_WC_SUCCESS)) {
+			sroce_comp_fail(qp, IB_WC_WR_FLUSH_ERR, out);
+			return;
+		}
+		progress = true;
+	}
+
+	if (sroce_psn_gt(una, req->una)) {
+		req->una = una;
+		progress = true;
+		/* Do not resend what the peer has. */
+		if (sroce_psn_lt(req->psn, una))
+			sroce_req_seek(qp, una);
+	}
+	if (progress) {
+		sroce_comp_progress(qp);
+		out->kick = true;
+	}
+	if (lost)
+		sroce_comp_retry(qp, una, true, out);
+	/* The requester may be held at a WQE that failed locally. */
+	else if (sroce_comp_local_error(qp))
+		out->error = true;
+}
+
+/* An RNR NAK for @psn: wait, then resend from it (9.7.5.2.8). */
+static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 syndrome,
+			   struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+	u32 usecs;
+
+	if (!req->rnr_left) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_RNR_RETRY_EXCEEDED);
+		sroce_comp_fail(qp, IB_WC_RNR_RETRY_EXC_ERR, out);
+		return;
+	}
+	if (req->rnr_left != SROCE_RNR_RETRY_INFINITE)
+		req->rnr_left--;
+	sroce_req_seek(qp, psn);
+	req->rnr_wait = true;
+	del_timer(&req->retry_timer);
+	usecs = sroce_seg_rnr_usecs(syndrome & SROCE_AETH_VALUE_MASK);
+	mod_timer(&req->rnr_timer, jiffies + usecs_to_jiffies(usecs));
+}
+
+/* An ACKNOWLEDGE packet: ACK or NAK. Caller holds req.lock. */
+static void sroce_comp_acknowledge(struct sroce_qp *qp,
+				   const struct sroce_pkt *pkt,
+				   struct sroce_comp_out *out)
+{
+	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
+	u8 syndrome = sroce_aeth_syndrome(sroce_pkt_aeth(pkt));
+	enum ib_wc_status status;
+	u32 psn = pkt->psn;
+
+	switch (sroce_aeth_decode(syndrome, &status)) {
+	case SROCE_AETH_ACK:
+		sroce_comp_ack(qp, psn, false, out);
+		break;
+	case SROCE_AETH_RNR:
+		sroce_counter_inc(cnt, SROCE_CNT_RCVD_RNR_ERR);
+		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
+		if (!qp->req.stopped && qp->req.una == psn)
+			sroce_comp_rnr(qp, psn, syndrome, out);
+		break;
+	case SROCE_AETH_SEQ_ERR:
+		sroce_counter_inc(cnt, SROCE_CNT_RCVD_SEQ_ERR);
+		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
+		if (!qp->req.stopped && qp->req.una == psn)
+			sroce_comp_retry(qp, psn, true, out);
+		break;
+	case SROCE_AETH_FATAL:
+		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
+		if (!qp->req.stopped && qp->req.una == psn)
+			sroce_comp_fail(qp, status, out);
+		break;
+	case SROCE_AETH_RESERVED:
+		sroce_counter_inc(cnt, SROCE_CNT_COMP_DROPPED);
+		break;
+	}
+}
+
+/*
+ * The oldest WQE if it is the READ or atomic a response with @psn belongs
+ * to and @psn is the response it waits for; NULL otherwise (after
+ * reissuing the request if responses were lost). Caller holds req.lock.
+ */
+static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
+					      bool read,
+					      struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *wqe;
+	bool is_read;
+	u32 expect;
+
+	sroce_comp_ack(qp, sroce_psn_add(psn, -1), true, out);
+	if (req->stopped || qp->sq.queue.index == req->sent_end)
+		return NULL;
+	wqe = sroce_sq_wqe(qp, qp->sq.queue.index);
+	is_read = wqe->opcode == IB_WR_RDMA_READ;
+	if (!sroce_seg_is_rd_atomic(wqe->opcode) || read != is_read)
+		return NULL;
+	expect = sroce_psn_add(wqe->prog.first_psn, wqe->prog.done_pkts);
+	if (psn == expect)
+		return wqe;
+	/* Responses were lost: ask again for the rest (9.7.5.1.3). */
+	if (sroce_psn_gt(psn, expect))
+		sroce_comp_retry(qp, expect, true, out);
+	return NULL;
+}
+
+/* Place @len bytes of response data at the WQE's progress. */
+static int sroce_comp_scatter(struct sroce_qp *qp, struct sroce_swqe *wqe,
+			      const void *data, u32 len)
+{
+	struct sroce_req *req = &qp->req;
+	u32 index = qp->sq.queue.index;
+	u32 skip;
+
+	if (!req->rd_valid || req->rd_index != index ||
+	    req->rd_bytes != wqe->prog.done_bytes) {
+		sroce_sge_cursor_init(&req->rd_cursor, wqe->sge, wqe->num_sge);
+		/* Resuming inside the list: walk to the byte, no copying. */
+		for (skip = wqe->prog.done_bytes;
+		     skip && req->rd_cursor.cur < req->rd_cursor.num_sge;) {
+			u32 room = wqe->sge[req->rd_cursor.cur].length -
+				   req->rd_cursor.offset;
+
+			if (skip < room) {
+				req->rd_cursor.offset += skip;
+				break;
+			}
+			skip -= room;
+			req->rd_cursor.cur++;
+			req->rd_cursor.offset = 0;
+		}
+		req->rd_index = index;
+		req->rd_valid = true;
+	}
+	req->rd_bytes = wqe->prog.done_bytes + len;
+	return sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			      &req->rd_cursor, (void *)data, len,
+			      IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+}
+
+static enum ib_wc_status sroce_comp_copy_status(int err)
+{
+	return err == -EFAULT ? IB_WC_LOC_PROT_ERR : IB_WC_LOC_LEN_ERR;
+}
+
+/* A READ RESPONSE packet. Caller holds req.lock. */
+static void sroce_comp_read_resp(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt,
+				 struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *wqe;
+	u16 flags = pkt->info->flags;
+	u32 resid;
+	bool last;
+	int err;
+
+	wqe = sroce_comp_resp_wqe(qp, pkt->psn, true, out);
+	if (!wqe) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_COMP_DROPPED);
+		return;
+	}
+
+	/*
+	 * Every response but the last carries one full MTU; the last the
+	 * rest exactly. A reissued READ starts again with FIRST (or ONLY).
+	 */
+	resid = wqe->length - wqe->prog.done_bytes;
+	last = resid <= qp->mtu;
+	if (last != !!(flags & SROCE_OPF_LAST) ||
+	    pkt->paylen != (last ? resid : qp->mtu)) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_COMP_DROPPED);
+		return;
+	}
+
+	if (pkt->paylen) {
+		err = sroce_comp_scatter(qp, wqe, sroce_pkt_payload(pkt),
+					 pkt->paylen);
+		if (err) {
+			sroce_comp_fail(qp, sroce_comp_copy_status(err), out);
+			return;
+		}
+	}
+	wqe->prog.done_pkts++;
+	wqe->prog.done_bytes += pkt->paylen;
+	req->una = sroce_psn_add(pkt->psn, 1);
+	if (last && !sroce_comp_complete(qp, wqe, IB_WC_SUCCESS)) {
+		sroce_comp_fail(qp, IB_WC_WR_FLUSH_ERR, out);
+		return;
+	}
+	sroce_comp_progress(qp);
+	if (last) {
+		out->kick = true;
+		if (sroce_comp_local_error(qp))
+			out->error = true;
+	}
+}
+
+/* An ATOMIC ACKNOWLEDGE: the original value goes to the local buffer. */
+static void sroce_comp_atomic_ack(struct sroce_qp *qp,
+				  const struct sroce_pkt *pkt,
+				  struct sroce_comp_out *out)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_sge_cursor c;
+	struct sroce_swqe *wqe;
+	u64 orig;
+	int err;
+
+	wqe = sroce_comp_resp_wqe(qp, pkt->psn, false, out);
+	if (!wqe) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_COMP_DROPPED);
+		return;
+	}
+
+	orig = sroce_atmack_orig(sroce_pkt_atmack(pkt));
+	sroce_sge_cursor_init(&c, wqe->sge, wqe->num_sge);
+	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd, &c, &orig,
+			     sizeof(orig), IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	if (err) {
+		sroce_comp_fail(qp, sroce_comp_copy_status(err), out);
+		return;
+	}
+	req->una = sroce_psn_add(pkt->psn, 1);
+	if (!sroce_comp_complete(qp, wqe, IB_WC_SUCCESS)) {
+		sroce_comp_fail(qp, IB_WC_WR_FLUSH_ERR, out);
+		return;
+	}
+	sroce_comp_progress(qp);
+	out->kick = true;
+	if (sroce_comp_local_error(qp))
+		out->error = true;
+}
+
+static void sroce_comp_finish(struct sroce_qp *qp, struct sroce_comp_out *out)
+{
+	if (out->error)
+		sroce_qp_error(qp);
+	else if (out->kick)
+		sroce_req_run(qp);
+}
+
+void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     struct sroce_pkt *pkt)
+{
+	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
+	struct sroce_req *req = &qp->req;
+	struct sroce_comp_out out = {};
+	u16 flags = pkt->info->flags;
+
+	spin_lock_bh(&req->lock);
+	/* Only PSNs sent and not yet acknowledged mean anything. */
+	if (req->stopped ||
+	    !sroce_psn_in_window(pkt->psn, req->una,
+				 sroce_psn_span(req->una, req->psn_high))) {
+		sroce_counter_inc(cnt, SROCE_CNT_COMP_DROPPED);
+		goto unlock;
+	}
+
+	if (flags & SROCE_OPF_READ)
+		sroce_comp_read_resp(qp, pkt, &out);
+	else if (flags & SROCE_OPF_ATOMIC)
+		sroce_comp_atomic_ack(qp, pkt, &out);
+	else if (flags & SROCE_OPF_ACK)
+		sroce_comp_acknowledge(qp, pkt, &out);
+	else
+		sroce_counter_inc(cnt, SROCE_CNT_COMP_DROPPED);
+unlock:
+	spin_unlock_bh(&req->lock);
+	consume_skb(skb);
+	sroce_comp_finish(qp, &out);
+}
+
+void sroce_comp_retry_timer(struct timer_list *t)
+{
+	struct sroce_req *req = from_timer(req, t, retry_timer);
+	struct sroce_qp *qp = container_of(req, struct sroce_qp, req);
+	struct sroce_comp_out out = {};
+
+	spin_lock_bh(&req->lock);
+	if (!req->stopped && !req->rnr_wait && req->una != req->psn_high) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_COMP_RETRY);
+		sroce_comp_retry(qp, req->una, false, &out);
+	}
+	spin_unlock_bh(&req->lock);
+	sroce_comp_finish(qp, &out);
+}
+
+void sroce_comp_rnr_timer(struct timer_list *t)
+{
+	struct sroce_req *req = from_timer(req, t, rnr_timer);
+	struct sroce_qp *qp = container_of(req, struct sroce_qp, req);
+	struct sroce_comp_out out = {};
+
+	spin_lock_bh(&req->lock);
+	if (req->rnr_wait && !req->stopped) {
+		req->rnr_wait = false;
+		sroce_req_arm_retry(qp);
+		out.kick = true;
+	}
+	spin_unlock_bh(&req->lock);
+	sroce_comp_finish(qp, &out);
+}
+
+void sroce_req_flush(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned long flags;
+
+	spin_lock_bh(&req->lock);
+	req->stopped = true;
+	req->rnr_wait = false;
+	del_timer(&req->retry_timer);
+	del_timer(&req->rnr_timer);
+
+	/* WQEs posted up to now, validated or not, complete as flushed. */
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sroce_sq_fetch(qp);
+	req->head = qp->sq.head;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	while (qp->sq.queue.index != req->head)
+		sroce_comp_complete(qp, sroce_sq_wqe(qp, qp->sq.queue.index),
+				    IB_WC_WR_FLUSH_ERR);
+	req->cur = req->head;
+	req->sent_end = req->head;
+	req->cur_pkt = 0;
+	req->rd_atomic = 0;
+	req->una = req->psn;
+	req->psn_high = req->psn;
+	spin_unlock_bh(&req->lock);
+}

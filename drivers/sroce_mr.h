@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Memory regions and the copy engine between them and packet buffers.
+ *
+ * Every access names its MR by key and is checked here, against the PD,
+ * the access rights and the MR's bounds, before a byte moves: local SGEs by
+ * lkey for the requester (gather) and the responder (scatter into receive
+ * WQEs), remote requests by rkey for the responder (RDMA WRITE, READ,
+ * ATOMIC).
+ */
+#ifndef _SROCE_MR_H
+#define _SROCE_MR_H
+
+#include <linux/completion.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <rdma/ib_verbs.h>
+
+struct sroce_dev;
+struct ib_umem;
+
+enum sroce_mr_type {
+	SROCE_MR_DMA,		/* kernel ULPs: iova is a kernel virtual address */
+	SROCE_MR_USER,		/* pinned user memory */
+};
+
+struct sroce_mr {
+	struct ib_mr ibmr;
+	enum sroce_mr_type type;
+	u64 iova;
+	u64 length;
+	int access;		/* IB_ACCESS_* */
+	struct ib_umem *umem;
+	struct page **pages;	/* USER: pinned pages covering [iova, iova + length) */
+	unsigned int npages;
+	unsigned int first_offset;	/* offset of iova in pages[0] */
+
+	/* Lookups hold a reference; dereg waits for the last one. */
+	refcount_t ref;
+	struct completion released;
+	/* Lookups run under RCU: free only after a grace period. */
+	struct rcu_head rcu;
+};
+
+static inline struct sroce_mr *to_smr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct sroce_mr, ibmr);
+}
+
+enum sroce_copy_dir {
+	SROCE_TO_MR,		/* packet -> memory (scatter) */
+	SROCE_FROM_MR,		/* memory -> packet (gather) */
+};
+
+/*
+ * sroce_mr_check_range() - [@iova, @iova + @len) lies inside the region
+ * [@mr_iova, @mr_iova + @mr_len), without overflowing on hostile values.
+ * A zero-length access may sit at either end of the region.
+ */
+static inline bool sroce_mr_check_range(u64 mr_iova, u64 mr_len, u64 iova,
+					u64 len)
+{
+	return iova >= mr_iova && len <= mr_len &&
+	       iova - mr_iova <= mr_len - len;
+}
+
+/* The MR's IB_ACCESS_* flags @mr_access grant every right in @want. */
+static inline bool sroce_mr_check_access(int mr_access, int want)
+{
+	return (mr_access & want) == want;
+}
+
+/*
+ * sroce_mr_get() - look up an MR by lkey (@remote false) or rkey (@remote
+ * true) and check it: same PD, the MR grants @access (IB_ACCESS_* bits;
+ * 0 for local reads), and [@iova, @iova + @len) lies inside it. Returns the
+ * MR with a reference (sroce_mr_put()), or NULL.
+ * Context: any; does not sleep.
+ */
+struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
+			      u32 key, bool remote, int access, u64 iova,
+			      u64 len);
+void sroce_mr_put(struct sroce_mr *mr);
+
+/* Copy @len bytes between @buf and the MR at @iova (already checked). */
+void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+		   enum sroce_copy_dir dir);
+
+/*
+ * A position in an SGE list, for messages that span many packets. The
+ * SGEs themselves are the kernel's validated copy in the WQE.
+ */
+struct sroce_sge_cursor {
+	const struct ib_sge *sge;
+	u32 num_sge;
+	u32 cur;		/* index of the current SGE */
+	u32 offset;		/* bytes consumed in it */
+};
+
+void sroce_sge_cursor_init(struct sroce_sge_cursor *c, const struct ib_sge *sge,
+			   u32 num_sge);
+/*
+ * sroce_sge_copy() - copy @len bytes between @buf and the SGE list at the
+ * cursor, checking each SGE's lkey (local access @access) on the way, and
+ * advance the cursor. Returns 0, or -EFAULT (bad lkey, PD, access or bounds:
+ * IB_WC_LOC_PROT_ERR) or -EINVAL (the list is shorter than @len:
+ * IB_WC_LOC_LEN_ERR); on error the cursor is left where it was.
+ */
+int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   struct sroce_sge_cursor *c, void *buf, u32 len, int access,
+		   enum sroce_copy_dir dir);
+
+/*
+ * sroce_mr_atomic() - 64-bit compare-and-swap (IB_WR_ATOMIC_CMP_AND_SWP) or
+ * fetch-and-add at @iova, atomically with respect to other sroce atomics;
+ * returns the original value in @orig. @iova must be 8-byte aligned (the
+ * caller NAKs otherwise).
+ */
+void sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
+		     u64 compare, u64 swap_add, u64 *orig);
+
+/* verbs */
+struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+int sroce_mr_init(struct sroce_dev *sdev);
+void sroce_mr_cleanup(struct sroce_dev *sdev);
+
+#endif /* _SROCE_MR_H */

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Queue pairs: creation with rxe-layout rings, the IBTA state machine
+ * (modify/query), the QPN table the receive path looks QPs up in, and the
+ * verbs that feed the send and receive queues.
+ *
+ * Lifetime: sdev->qps maps QPN -> QP. sroce_qp_get() looks up under RCU
+ * and takes qp->ref; destroy removes the QPN, waits an RCU grace period
+ * (the core frees the QP without one), drops the creation reference and
+ * waits for the last sroce_qp_put() before it stops the engines.
+ *
+ * Locking: modify_lock serialises modify_qp and destroy_qp (they sleep);
+ * state_lock (irqsave) protects state and attr against each other and
+ * against sroce_qp_error() from the engines; sq.lock and rq.lock (irqsave:
+ * kernel ULPs post from any context) protect the rings.
+ */
+#include <linux/mm.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#include "sroce_ah.h"
+#include "sroce_dev.h"
+#include "sroce_param.h"
+#include "sroce_qp.h"
+#include "sroce_req.h"
+#include "sroce_resp.h"
+#include "sroce_verbs.h"
+
+/* QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. */
+#define SROCE_QPN_MIN		16
+#define SROCE_QPN_MAX		((1U << 24) - 1)
+#define SROCE_PSN_MASK		0xffffff
+
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
+{
+	struct sroce_qp *qp;
+
+	rcu_read_lock();
+	qp = xa_load(&sdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	rcu_read_unlock();
+	return qp;
+}
+
+void sroce_qp_put(struct sroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/**
+ * sroce_qp_error() - move a QP to ERR and flush its queues
+ * @qp: the QP
+ *
+ * Context: any; does not sleep. The caller must not hold sq.lock, rq.lock,
+ * a CQ lock, or a lock that sroce_req_flush()/sroce_resp_flush() take.
+ */
+void sroce_qp_error(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool flush;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	/* RESET stays RESET: it has nothing to flush (and destroy uses it). */
+	flush = qp->state != IB_QPS_ERR && qp->state != IB_QPS_RESET;
+	if (flush) {
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		qp->attr.qp_state = IB_QPS_ERR;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (flush) {
+		sroce_req_flush(qp);
+		sroce_resp_flush(qp);
+	}
+}
+
+static int sroce_qp_check_cap(struct sroce_dev *sdev, struct ib_qp_cap *cap)
+{
+	if (cap->max_send_wr > sdev->attr.max_qp_wr ||
+	    cap->max_recv_wr > sdev->attr.max_qp_wr ||
+	    cap->max_send_sge > sdev->attr.max_send_sge ||
+	    cap->max_recv_sge > sdev->attr.max_recv_sge ||
+	    cap->max_inline_data > SROCE_MAX_INLINE_DATA)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The SQ slot holds a struct rxe_send_wqe and then room for the SGEs or the
+ * inline data, whichever is larger. The provider bounds what it writes by
+ * the caps returned here, so both caps are rewritten to that room (as
+ * rdma_rxe does): a slot can never be overrun by a conforming provider.
+ */
+static int sroce_qp_init_sq(struct sroce_qp *qp, struct sroce_dev *sdev,
+			    struct ib_qp_init_attr *init)
+{
+	struct sroce_sq *sq = &qp->sq;
+	u32 room = max_t(u32, init->cap.max_send_sge * sizeof(struct rxe_sge),
+			 init->cap.max_inline_data);
+	u32 depth = init->cap.max_send_wr;
+	int err;
+
+	err = sroce_queue_init(&sq->queue, sdev, &depth,
+			       sizeof(struct rxe_send_wqe) + room,
+			       SROCE_QUEUE_FROM_USER);
+	if (err)
+		return err;
+
+	sq->max_wr = depth;
+	sq->max_sge = room / sizeof(struct rxe_sge);
+	sq->max_inline = room;
+	sq->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
+	sq->shadow_elem_size = ALIGN(sizeof(struct sroce_swqe) + room,
+				     __alignof__(struct sroce_swqe));
+	sq->shadow = kvcalloc(sq->queue.index_mask + 1, sq->shadow_elem_size,
+			      GFP_KERNEL);
+	if (!sq->shadow) {
+		sroce_queue_cleanup(&sq->queue);
+		return -ENOMEM;
+	}
+	spin_lock_init(&sq->lock);
+
+	init->cap.max_send_wr = depth;
+	init->cap.max_send_sge = sq->max_sge;
+	init->cap.max_inline_data = sq->max_inline;
+	return 0;
+}
+
+static int sroce_qp_init_rq(struct sroce_qp *qp, struct sroce_dev *sdev,
+			    struct ib_qp_init_attr *init)
+{
+	struct sroce_rq *rq = &qp->rq;
+	u32 depth = init->cap.max_recv_wr;
+	int err;
+
+	err = sroce_queue_init(&rq->queue, sdev, &depth,
+			       sizeof(struct rxe_recv_wqe) +
+			       init->cap.max_recv_sge * sizeof(struct rxe_sge),
+			       SROCE_QUEUE_FROM_USER);
+	if (err)
+		return err;
+
+	rq->max_wr = depth;
+	rq->max_sge = init->cap.max_recv_sge;
+	spin_lock_init(&rq->lock);
+	init->cap.max_recv_wr = depth;
+	return 0;
+}
+
+static void sroce_qp_free_queues(struct sroce_qp *qp)
+{
+	sroce_queue_cleanup(&qp->rq.queue);
+	sroce_queue_cleanup(&qp->sq.queue);
+	kvfree(qp->sq.shadow);
+	qp->sq.shadow = NULL;
+}
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	struct rxe_create_qp_resp resp = {};
+	u32 qpn;
+	int err;
+
+	/* UD and GSI arrive with the GSI work; SRQ, XRC and flags not at all. */
+	if (init->qp_type != IB_QPT_RC)
+		return -EOPNOTSUPP;
+	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+		return -EOPNOTSUPP;
+	/* The rxe provider sends no driver data and expects the response. */
+	if (udata && (udata->inlen || udata->outlen < sizeof(resp)))
+		return -EINVAL;
+	err = sroce_qp_check_cap(sdev, &init->cap);
+	if (err)
+		return err;
+	if (atomic_inc_return(&sdev->num_qps) > sdev->attr.max_qp) {
+		err = -ENOSPC;
+		goto err_count;
+	}
+
+	spin_lock_init(&qp->state_lock);
+	mutex_init(&qp->modify_lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
+	qp->user = !!udata;
+	qp->state = IB_QPS_RESET;
+	qp->attr.qp_state = IB_QPS_RESET;
+	qp->attr.path_mtu = IB_MTU_256;
+	qp->mtu = ib_mtu_enum_to_int(IB_MTU_256);
+
+	err = sroce_qp_init_sq(qp, sdev, init);
+	if (err)
+		goto err_count;
+	err = sroce_qp_init_rq(qp, sdev, init);
+	if (err)
+		goto err_sq;
+
+	/* Reserve the QPN; lookups find nothing until the QP is complete. */
+	err = xa_alloc_cyclic(&sdev->qps, &qpn, NULL,
+			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+			      &sdev->next_qpn, GFP_KERNEL);
+	if (err < 0)
+		goto err_queues;
+	ibqp->qp_num = qpn;
+
+	if (udata) {
+		struct sroce_ucontext *uctx =
+			rdma_udata_to_drv_context(udata, struct sroce_ucontext,
+						  ibuc);
+
+		err = sroce_queue_map(&qp->rq.queue, &uctx->ibuc, &resp.rq_mi);
+		if (err)
+			goto err_qpn;
+		err = sroce_queue_map(&qp->sq.queue, &uctx->ibuc, &resp.sq_mi);
+		if (err)
+			goto err_qpn;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_qpn;
+	}
+
+	sroce_req_init(qp);
+	sroce_resp_init(qp);
+	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
+	return 0;
+
+err_qpn:
+	xa_erase(&sdev->qps, qpn);
+err_queues:
+	sroce_qp_free_queues(qp);
+	goto err_count;
+err_sq:
+	sroce_queue_cleanup(&qp->sq.queue);
+	kvfree(qp->sq.shadow);
+err_count:
+	atomic_dec(&sdev->num_qps);
+	return err;
+}
+
+/*
+ * Values ib_modify_qp_is_ok() does not look at. IBTA 11.2.1.2 (Modify QP)
+ * lists each attribute's range; a value outside it fails the whole modify
+ * with nothing changed.
+ */
+static int sroce_qp_check_attr(struct sroce_dev *sdev,
+			       const struct ib_qp_attr *attr, int mask)
+{
+	if ((mask & IB_QP_PORT) && attr->port_num != 1)
+		return -EINVAL;
+	if ((mask & IB_QP_PKEY_INDEX) && attr->pkey_index >= SROCE_MAX_PKEYS)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MTU) &&
+	    (attr->path_mtu < IB_MTU_256 || attr->path_mtu > IB_MTU_4096))
+		return -EINVAL;
+	if ((mask & IB_QP_RETRY_CNT) && attr->retry_cnt > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_RNR_RETRY) && attr->rnr_retry > 7)
+		return -EINVAL;
+	if ((mask & IB_QP_MIN_RNR_TIMER) && attr->min_rnr_timer > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_TIMEOUT) && attr->timeout > 31)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_QP_RD_ATOMIC) &&
+	    attr->max_rd_atomic > sdev->attr.max_qp_init_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_MAX_DEST_RD_ATOMIC) &&
+	    attr->max_dest_rd_atomic > sdev->attr.max_qp_rd_atom)
+		return -EINVAL;
+	if ((mask & IB_QP_PATH_MIG_STATE) &&
+	    attr->path_mig_state != IB_MIG_MIGRATED)
+		return -EINVAL;
+	return 0;
+}
+
+/* Copy what @mask names into qp->attr. Caller holds state_lock. */
+static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
+			   int mask, const struct sroce_av *av)
+{
+	struct ib_qp_attr *a = &qp->attr;
+
+	if (mask & IB_QP_ACCESS_FLAGS)
+		a->qp_access_flags = attr->qp_access_flags;
+	if (mask & IB_QP_PKEY_INDEX)
+		a->pkey_index = attr->pkey_index;
+	if (mask & IB_QP_PORT)
+		a->port_num = attr->port_num;
+	if (mask & IB_QP_QKEY)
+		a->qkey = attr->qkey;
+	if (mask & IB_QP_AV) {
+		a->ah_attr = attr->ah_attr;
+		/* The core's reference on it ends with this call. */
+		a->ah_attr.grh.sgid_attr = NULL;
+		qp->av = *av;
+	}
+	if (mask & IB_QP_PATH_MTU) {
+		a->path_mtu = attr->path_mtu;
+		qp->mtu = ib_mtu_enum_to_int(attr->path_mtu);
+	}
+	if (mask & IB_QP_TIMEOUT)
+		a->timeout = attr->timeout;
+	if (mask & IB_QP_RETRY_CNT)
+		a->retry_cnt = attr->retry_cnt;
+	if (mask & IB_QP_RNR_RETRY)
+		a->rnr_retry = attr->rnr_retry;
+	if (mask & IB_QP_RQ_PSN)
+		a->rq_psn = attr->rq_psn & SROCE_PSN_MASK;
+	if (mask & IB_QP_MAX_QP_RD_ATOMIC)
+		a->max_rd_atomic = attr->max_rd_atomic;
+	if (mask & IB_QP_MIN_RNR_TIMER)
+		a->min_rnr_timer = attr->min_rnr_timer;
+	if (mask & IB_QP_SQ_PSN)
+		a->sq_psn = attr->sq_psn & SROCE_PSN_MASK;
+	if (mask & IB_QP_MAX_DEST_RD_ATOMIC)
+		a->max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	if (mask & IB_QP_PATH_MIG_STATE)
+		a->path_mig_state = attr->path_mig_state;
+	if (mask & IB_QP_DEST_QPN)
+		a->dest_qp_num = attr->dest_qp_num & SROCE_QPN_MAX;
+
+	/* One UDP source port per flow keeps it in order across ECMP paths. */
+	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) && qp->av.family)
+		qp->av.sport = rdma_get_udp_sport(qp->av.flow_label,
+						  qp->ibqp.qp_num,
+						  a->dest_qp_num);
+}
+
+/*
+ * Drop every queued WQE without a completion (IBTA 10.3.1: a QP in Reset
+ * has empty work queues): the kernel's consumer index jumps to the
+ * producer's, so userspace continues where it is.
+ */
+static void sroce_qp_empty_queues(struct sroce_qp *qp)
+{
+	struct sroce_queue *q;
+	unsigned long flags;
+	u32 prod;
+
+	/*
+	 * Acquire and release as in sroce_queue.c: userspace sees the slots
+	 * free only after we stopped reading them.
+	 */
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	q = &qp->sq.queue;
+	/* Acquire: pairs with the producer's release. */
+	prod = smp_load_acquire(&q->buf->producer_index) & q->index_mask;
+	q->index = prod;
+	qp->sq.head = prod;
+	/* Release: see above. */
+	smp_store_release(&q->buf->consumer_index, prod);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	q = &qp->rq.queue;
+	/* Acquire: see above. */
+	prod = smp_load_acquire(&q->buf->producer_index) & q->index_mask;
+	q->index = prod;
+	/* Release: see above. */
+	smp_store_release(&q->buf->consumer_index, prod);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+}
+
+/* Take WQEs posted before RTS and start on them. */
+static void sroce_qp_kick_sq(struct sroce_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sroce_sq_fetch(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	sroce_req_kick(qp);
+}
+
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state cur, new;
+	struct sroce_av av = {};
+	unsigned long flags;
+	int err;
+
+	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
+		return -EOPNOTSUPP;
+	/* No alternate path: APM does not exist on RoCE ports. */
+	if (mask & IB_QP_ALT_PATH)
+		return -EOPNOTSUPP;
+
+	mutex_lock(&qp->modify_lock);
+	cur = READ_ONCE(qp->state);
+	/* IBTA 11.2.1.2: a current state that does not match fails. */
+	if ((mask & IB_QP_CUR_STATE) && attr->cur_qp_state != cur) {
+		err = -EINVAL;
+		goto out;
+	}
+	new = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* Draining the SQ (SQD) is not implemented. */
+	if (new == IB_QPS_SQD || new == IB_QPS_SQE) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
+	err = sroce_qp_check_attr(sdev, attr, mask);
+	if (err)
+		goto out;
+	if (mask & IB_QP_AV) {
+		err = sroce_av_from_attr(&av, &attr->ah_attr);
+		if (err)
+			goto out;
+	}
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	/* The engines may have moved it to ERR since we looked. */
+	if (qp->state != cur) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		err = -EINVAL;
+		goto out;
+	}
+	sroce_qp_apply(qp, attr, mask, &av);
+	qp->attr.qp_state = new;
+	WRITE_ONCE(qp->state, new);
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	if (new == cur)
+		goto out;
+
+	switch (new) {
+	case IB_QPS_RESET:
+		sroce_req_cleanup(qp);
+		sroce_resp_cleanup(qp);
+		sroce_qp_empty_queues(qp);
+		sroce_req_init(qp);
+		sroce_resp_init(qp);
+		break;
+	case IB_QPS_RTR:
+		sroce_resp_start(qp);
+		break;
+	case IB_QPS_RTS:
+		sroce_req_start(qp);
+		sroce_qp_kick_sq(qp);
+		break;
+	case IB_QPS_ERR:
+		sroce_req_flush(qp);
+		sroce_resp_flush(qp);
+		break;
+	default:
+		break;
+	}
+out:
+	mutex_unlock(&qp->modify_lock);
+	return err;
+}
+
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	*attr = qp->attr;
+	attr->qp_state = qp->state;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	attr->cur_qp_state = attr->qp_state;
+	attr->sq_draining = 0;
+	attr->cap.max_send_wr = qp->sq.max_wr;
+	attr->cap.max_recv_wr = qp->rq.max_wr;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->sq.max_inline;
+
+	memset(init, 0, sizeof(*init));
+	init->event_handler = ibqp->event_handler;
+	init->qp_context = ibqp->qp_context;
+	init->send_cq = ibqp->send_cq;
+	init->recv_cq = ibqp->recv_cq;
+	init->cap = attr->cap;
+	init->sq_sig_type = qp->sq.sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
+	init->qp_type = ibqp->qp_type;
+	init->port_num = 1;
+	return 0;
+}
+
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct sroce_dev *sdev = to_sdev(ibqp->device);
+	struct sroce_qp *qp = to_sqp(ibqp);
+	unsigned long flags;
+
+	mutex_lock(&qp->modify_lock);
+	/* RESET: the engines start nothing new and post no completions. */
+	spin_lock_irqsave(&qp->state_lock, flags);
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
+	qp->attr.qp_state = IB_QPS_RESET;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	xa_erase(&sdev->qps, ibqp->qp_num);
+	/* A lookup that found the QP before the erase ends its RCU section. */
+	synchronize_rcu();
+	sroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+
+	sroce_req_cleanup(qp);
+	sroce_resp_cleanup(qp);
+	sroce_qp_free_queues(qp);
+	mutex_unlock(&qp->modify_lock);
+	mutex_destroy(&qp->modify_lock);
+	atomic_dec(&sdev->num_qps);
+	return 0;
+}
+
+/* Write one kernel WR into the SQ ring as the provider would. */
+static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
+{
+	struct sroce_queue *q = &qp->sq.queue;
+	u32 prod = q->buf->producer_index & q->index_mask;
+	struct rxe_send_wqe *wqe;
+	u64 length = 0;
+	int i;
+
+	if (((prod + 1) & q->index_mask) == q->index)
+		return -ENOMEM;
+	if (!sroce_wqe_opcode_ok(qp->ibqp.qp_type, wr->opcode) ||
+	    wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
+		return -EINVAL;
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	if ((wr->send_flags & IB_SEND_INLINE) && length > qp->sq.max_inline)
+		return -EINVAL;
+
+	wqe = (void *)(q->buf->data + ((size_t)prod << q->log2_elem_size));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr.wr_id = wr->wr_id;
+	wqe->wr.opcode = wr->opcode;
+	wqe->wr.send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->wr.ex.imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->wr.wr.rdma.remote_addr = rdma_wr(wr)->remote_addr;
+		wqe->wr.wr.rdma.rkey = rdma_wr(wr)->rkey;
+		wqe->iova = rdma_wr(wr)->remote_addr;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->wr.wr.atomic.remote_addr = atomic_wr(wr)->remote_addr;
+		wqe->wr.wr.atomic.compare_add = atomic_wr(wr)->compare_add;
+		wqe->wr.wr.atomic.swap = atomic_wr(wr)->swap;
+		wqe->wr.wr.atomic.rkey = atomic_wr(wr)->rkey;
+		wqe->iova = atomic_wr(wr)->remote_addr;
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE) {
+		u8 *p = wqe->dma.inline_data;
+
+		/* Kernel SGE addresses are kernel virtual addresses here. */
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(p, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			p += wr->sg_list[i].length;
+		}
+	} else {
+		memcpy(wqe->dma.sge, wr->sg_list,
+		       wr->num_sge * sizeof(struct ib_sge));
+	}
+	wqe->dma.num_sge = wr->num_sge;
+	wqe->dma.length = length;
+
+	/* Release: the engines read the WQE only after seeing the index. */
+	smp_store_release(&q->buf->producer_index, (prod + 1) & q->index_mask);
+	return 0;
+}
+
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned long flags;
+	int err = 0;
+
+	/* IBTA 10.8.2: posting to a QP in Reset is an immediate error. */
+	if (state == IB_QPS_RESET || (qp->user && wr)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	/* User QPs: the doorbell, the WQEs are already in the ring. */
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_send(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	sroce_sq_fetch(qp);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+
+	/* INIT and RTR queue the WQEs; the move to RTS starts them. */
+	if (state == IB_QPS_ERR)
+		sroce_req_flush(qp);
+	else if (state == IB_QPS_RTS)
+		sroce_req_kick(qp);
+	return err;
+}
+
+static int sroce_post_one_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr)
+{
+	struct sroce_queue *q = &qp->rq.queue;
+	u32 prod = q->buf->producer_index & q->index_mask;
+	struct rxe_recv_wqe *wqe;
+	u64 length = 0;
+	int i;
+
+	if (((prod + 1) & q->index_mask) == q->index)
+		return -ENOMEM;
+	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
+		return -EINVAL;
+
+	wqe = (void *)(q->buf->data + ((size_t)prod << q->log2_elem_size));
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr->wr_id;
+	memcpy(wqe->dma.sge, wr->sg_list, wr->num_sge * sizeof(struct ib_sge));
+	for (i = 0; i < wr->num_sge; i++)
+		length += wr->sg_list[i].length;
+	wqe->dma.num_sge = wr->num_sge;
+	wqe->dma.length = length;
+
+	/* Release: the engines read the WQE only after seeing the index. */
+	smp_store_release(&q->buf->producer_index, (prod + 1) & q->index_mask);
+	return 0;
+}
+
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct sroce_qp *qp = to_sqp(ibqp);
+	enum ib_qp_state state = READ_ONCE(qp->state);
+	unsigned long flags;
+	int err = 0;
+
+	/* User QPs post receives in userspace; Reset takes none (C10-97.2.1). */
+	if (qp->user || state == IB_QPS_RESET) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	for (; wr; wr = wr->next) {
+		err = sroce_post_one_recv(qp, wr);
+		if (err) {
+			*bad_wr = wr;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+
+	/* IBTA 10.8.3.1: receives posted in Error complete as flushed. */
+	if (state == IB_QPS_ERR)
+		sroce_resp_flush(qp);
+	return err;
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Queue pairs: the verbs object, its send and receive queues, its address,
+ * and the state the three engines keep (requester and completer in
+ * sroce_req.h, responder in sroce_resp.h).
+ */
+#ifndef _SROCE_QP_H
+#define _SROCE_QP_H
+
+#include <linux/in6.h>
+#include <linux/mutex.h>
+#include <linux/if_ether.h>
+#include <linux/refcount.h>
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+
+#include "sroce_mr.h"
+#include "sroce_queue.h"
+#include "sroce_req.h"
+#include "sroce_resp.h"
+
+struct sroce_dev;
+
+/* Where a QP's packets go: resolved once, at modify_qp(IB_QP_AV). */
+struct sroce_av {
+	int family;			/* AF_INET or AF_INET6 */
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+	u8 dmac[ETH_ALEN];
+	u8 traffic_class;		/* DSCP and ECN as the application gave them */
+	u8 hop_limit;
+	u32 flow_label;
+	u16 sport;			/* UDP source port, host order (entropy) */
+};
+
+/*
+ * The kernel's copy of one send WQE, validated (sroce_wqe.c) before the
+ * requester sees it. Followed by num_sge struct ib_sge, or by length bytes
+ * of inline data when inline_data is set.
+ */
+struct sroce_swqe {
+	u64 wr_id;
+	enum ib_wr_opcode opcode;
+	u32 send_flags;		/* IB_SEND_* */
+	union {
+		__be32 imm_data;
+		u32 invalidate_rkey;
+	};
+	u64 remote_addr;
+	u32 rkey;
+	u64 compare_add;
+	u64 swap;
+	u32 length;		/* payload bytes of the whole message */
+	u32 num_sge;
+	bool inline_data;
+	/*
+	 * IB_WC_SUCCESS, or the error status sroce_sq_fetch() found
+	 * (IB_WC_LOC_QP_OP_ERR, IB_WC_LOC_LEN_ERR): the requester completes
+	 * such a WQE with it and moves the QP to ERR without sending.
+	 */
+	enum ib_wc_status status;
+
+	/* Requester progress; kernel only, never shared. */
+	struct sroce_swqe_progress prog;
+
+	union {
+		DECLARE_FLEX_ARRAY(struct ib_sge, sge);
+		DECLARE_FLEX_ARRAY(u8, inline_buf);
+	};
+};
+
+struct sroce_sq {
+	/* Ring in rxe layout; queue.index is the consumer: oldest WQE not completed. */
+	struct sroce_queue queue;
+	u8 *shadow;			/* kernel copies, slot-parallel to the ring */
+	u32 shadow_elem_size;
+	u32 max_wr;
+	u32 max_sge;
+	u32 max_inline;
+	u32 head;			/* next ring slot to copy and validate */
+	/*
+	 * IB_SIGNAL_ALL_WR: sroce_sq_fetch() sets IB_SEND_SIGNALED in every
+	 * WQE, so the engines look at send_flags only.
+	 */
+	bool sig_all;
+	/* lock protects head, queue and shadow slots in [queue.index, head). */
+	spinlock_t lock;
+};
+
+struct sroce_rq {
+	struct sroce_queue queue;	/* ring in rxe layout */
+	u32 max_wr;
+	u32 max_sge;
+	spinlock_t lock;		/* protects queue */
+};
+
+struct sroce_qp {
+	struct ib_qp ibqp;
+
+	/*
+	 * state_lock protects state and attr against modify_qp; the engines
+	 * read both under it (or via READ_ONCE(state) on hot paths).
+	 */
+	spinlock_t state_lock;
+	enum ib_qp_state state;
+	struct ib_qp_attr attr;		/* as last set by modify_qp */
+	u32 mtu;			/* path MTU in bytes */
+	struct sroce_av av;
+	/* Serialises modify_qp and destroy_qp; may sleep under it. */
+	struct mutex modify_lock;
+
+	struct sroce_sq sq;
+	struct sroce_rq rq;
+	bool user;			/* created with udata: rings are mapped */
+
+	struct sroce_req req;		/* requester + completer (sroce_req.c, sroce_comp.c) */
+	struct sroce_resp resp;		/* responder (sroce_resp.c) */
+
+	/* Lookups by QPN from the receive path hold a reference. */
+	refcount_t ref;
+	struct completion released;
+};
+
+static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct sroce_qp, ibqp);
+}
+
+static inline struct sroce_swqe *sroce_sq_wqe(struct sroce_qp *qp, u32 index)
+{
+	return (struct sroce_swqe *)(qp->sq.shadow +
+				     (size_t)(index & qp->sq.queue.index_mask) *
+				     qp->sq.shadow_elem_size);
+}
+
+/* sroce_qp.c */
+struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
+void sroce_qp_put(struct sroce_qp *qp);
+/* Move to ERR (e.g. on a fatal completion) and flush both queues. */
+void sroce_qp_error(struct sroce_qp *qp);
+
+int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+/* sroce_wqe.c: copy ring slots into kernel memory and validate them there. */
+/*
+ * sroce_sq_fetch() - copy and validate every WQE userspace (or post_send)
+ * has produced since the last call into the shadow ring, advancing
+ * sq.head. A WQE that fails validation is marked so that the requester
+ * completes it with IB_WC_LOC_QP_OP_ERR / LOC_LEN_ERR and moves the QP to
+ * ERR. Caller holds sq.lock. Returns the number of new WQEs.
+ */
+u32 sroce_sq_fetch(struct sroce_qp *qp);
+/*
+ * sroce_rq_fetch() - copy and validate the next receive WQE into @wqe
+ * (room for qp->rq.max_sge SGEs) without consuming it. Returns 0, -ENOENT
+ * if the queue is empty, -EINVAL if the WQE is malformed.
+ * Caller holds rq.lock.
+ */
+struct sroce_rwqe {
+	u64 wr_id;
+	u32 length;		/* sum of the SGE lengths */
+	u32 num_sge;
+	struct ib_sge sge[];
+};
+
+int sroce_rq_fetch(struct sroce_qp *qp, struct sroce_rwqe *wqe);
+
+/* The pure parts of the two fetches, one ring slot each (KUnit tests them). */
+enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
+				       const void *slot, enum ib_qp_type type,
+				       u32 max_sge, u32 max_inline);
+int sroce_wqe_parse_recv(struct sroce_rwqe *wqe, const void *slot, u32 max_sge);
+/* @opcode (IB_WR_*) may be posted to a QP of @type. */
+bool sroce_wqe_opcode_ok(enum ib_qp_type type, u32 opcode);
+
+#endif /* _SROCE_QP_H */

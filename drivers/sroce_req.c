@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RC requester: turns the send queue's WQEs into request packets.
+ *
+ * It runs where it is cheapest. The doorbell (post_send, process context)
+ * runs it right away when nobody else is; the completer runs it from the
+ * receive softirq when an ACK opens the window; only a long message (more
+ * than SROCE_REQ_BUDGET packets at once), local back-pressure or a kick
+ * from a context that must not send (hard IRQ, a completion handler)
+ * defers it to a work item. One RUNNING bit makes it single-threaded per
+ * QP; whoever finds it taken sets AGAIN instead, and the runner loops.
+ *
+ * Packets are built under req.lock in batches and transmitted after the
+ * lock is dropped, so a packet looped back to this host (sroce_xmit.c)
+ * can run the peer's responder and this QP's completer without deadlock.
+ * Nothing is kept for retransmission: a rewind (sroce_req_seek) rebuilds
+ * the packets from the WQE, which go-back-N makes exact (IBTA vol 1
+ * 9.7.4.1.1).
+ */
+#include <linux/skbuff.h>
+
+#include "sroce_cq.h"
+#include "sroce_dev.h"
+#include "sroce_pkt.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_req.h"
+#include "sroce_seg.h"
+#include "sroce_xmit.h"
+
+/*
+ * PSNs in flight before the requester waits for an ACK, as rdma_rxe. It
+ * bounds what a go-back-N retransmission repeats.
+ */
+#define SROCE_REQ_WINDOW	128
+/* Ask for an ACK at least this often inside long messages. */
+#define SROCE_REQ_ACK_EVERY	(SROCE_REQ_WINDOW / 4)
+/* Packets built per lock hold, and per run before deferring to the work. */
+#define SROCE_REQ_BATCH		16
+#define SROCE_REQ_BUDGET	SROCE_REQ_WINDOW
+
+enum sroce_req_result {
+	SROCE_REQ_IDLE,		/* nothing more to send for now */
+	SROCE_REQ_MORE,		/* stopped by the batch limit */
+	SROCE_REQ_BACKOFF,	/* the host is short of memory or queue room */
+	SROCE_REQ_FAILED,	/* a WQE failed locally */
+};
+
+/* What the requester remembers about a built packet until it leaves. */
+struct sroce_req_cb {
+	u32 psn;
+};
+
+static inline struct sroce_req_cb *sroce_req_cb(struct sk_buff *skb)
+{
+	return (struct sroce_req_cb *)skb->cb;
+}
+
+static u32 sroce_req_next(struct sroce_qp *qp, u32 index)
+{
+	return (index + 1) & qp->sq.queue.index_mask;
+}
+
+static void sroce_req_work(struct work_struct *work)
+{
+	struct sroce_req *req = container_of(to_delayed_work(work),
+					     struct sroce_req, work);
+
+	sroce_req_run(container_of(req, struct sroce_qp, req));
+}
+
+static void sroce_req_defer(struct sroce_qp *qp, unsigned long delay)
+{
+	set_bit(SROCE_REQ_AGAIN, &qp->req.flags);
+	if (delay)
+		queue_delayed_work(system_wq, &qp->req.work, delay);
+	else
+		mod_delayed_work(system_wq, &qp->req.work, 0);
+}
+
+void sroce_req_init(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	/*
+	 * On the way through RESET an engine that looked at the QP just
+	 * before may still hold the lock: set things up once only.
+	 */
+	if (!req->inited) {
+		spin_lock_init(&req->lock);
+		timer_setup(&req->retry_timer, sroce_comp_retry_timer, 0);
+		timer_setup(&req->rnr_timer, sroce_comp_rnr_timer, 0);
+		INIT_DELAYED_WORK(&req->work, sroce_req_work);
+		req->inited = true;
+	}
+	spin_lock_bh(&req->lock);
+	req->stopped = true;
+	spin_unlock_bh(&req->lock);
+}
+
+void sroce_req_start(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u64 ns = sroce_seg_timeout_nsecs(qp->attr.timeout);
+
+	spin_lock_bh(&req->lock);
+	req->psn = qp->attr.sq_psn & SROCE_PSN_MASK;
+	req->psn_high = req->psn;
+	req->una = req->psn;
+	req->cur = qp->sq.queue.index;
+	req->sent_end = req->cur;
+	req->cur_pkt = 0;
+	req->head = req->cur;
+	req->rd_atomic = 0;
+	/* A QP allowed no READ/atomic in flight could never send one. */
+	req->max_rd_atomic = max_t(u32, qp->attr.max_rd_atomic, 1);
+	req->noack = 0;
+	req->gen++;
+	req->nak_valid = false;
+	req->rd_valid = false;
+	req->retry_left = qp->attr.retry_cnt;
+	req->rnr_left = qp->attr.rnr_retry;
+	req->rnr_wait = false;
+	req->timeout = ns ? max_t(unsigned long, nsecs_to_jiffies(ns), 1) : 0;
+	req->stopped = false;
+	spin_unlock_bh(&req->lock);
+}
+
+void sroce_req_cleanup(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->inited)
+		return;
+	spin_lock_bh(&req->lock);
+	req->stopped = true;
+	spin_unlock_bh(&req->lock);
+	/*
+	 * The timers run the requester, which may queue the work; the work
+	 * may arm the retransmit timer: stop them in this order, then check
+	 * the timers once more. Nothing else can start them any more: the
+	 * caller made sure no packet or doorbell reaches the QP.
+	 */
+	del_timer_sync(&req->retry_timer);
+	del_timer_sync(&req->rnr_timer);
+	cancel_delayed_work_sync(&req->work);
+	del_timer_sync(&req->retry_timer);
+	del_timer_sync(&req->rnr_timer);
+}
+
+/* Caller holds req.lock. */
+void sroce_req_arm_retry(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->timeout && !req->stopped && !req->rnr_wait)
+		mod_timer(&req->retry_timer, jiffies + req->timeout);
+}
+
+/* Move @c forward by @len bytes of its SGE list. */
+static void sroce_req_cursor_skip(struct sroce_sge_cursor *c, u64 len)
+{
+	while (len && c->cur < c->num_sge) {
+		u32 room = c->sge[c->cur].length - c->offset;
+
+		if (len < room) {
+			c->offset += len;
+			return;
+		}
+		len -= room;
+		c->cur++;
+		c->offset = 0;
+	}
+}
+
+/*
+ * Resume sending at @psn, which lies in a WQE that already has its PSNs:
+ * back for a retransmission, forward past PSNs that a coalesced ACK covered.
+ * Caller holds req.lock.
+ */
+void sroce_req_seek(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	u32 end = req->sent_end;
+	u32 i = qp->sq.queue.index;
+	struct sroce_swqe *wqe;
+	u32 npsn, k;
+
+	/* The WQE being sent for the first time has its PSNs too. */
+	if (req->cur == req->sent_end && req->cur_pkt)
+		end = sroce_req_next(qp, end);
+
+	for (; i != end; i = sroce_req_next(qp, i)) {
+		wqe = sroce_sq_wqe(qp, i);
+		npsn = sroce_psn_span(wqe->prog.first_psn, wqe->prog.last_psn) + 1;
+		if (sroce_psn_in_window(psn, wqe->prog.first_psn, npsn))
+			break;
+	}
+	if (i == end)
+		return;
+
+	k = sroce_psn_span(wqe->prog.first_psn, psn);
+	req->cur = i;
+	req->cur_pkt = k;
+	req->psn = psn;
+	req->noack = 0;
+	req->gen++;
+	if (k && !wqe->inline_data && !sroce_seg_is_rd_atomic(wqe->opcode)) {
+		sroce_sge_cursor_init(&req->cursor, wqe->sge, wqe->num_sge);
+		sroce_req_cursor_skip(&req->cursor, (u64)k * qp->mtu);
+	}
+}
+
+/* The WQE at cur, once its PSNs are assigned, may go out. */
+static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *wqe)
+{
+	struct sroce_req *req = &qp->req;
+
+	/* A retransmission repeats what was allowed once. */
+	if (req->cur != req->sent_end)
+		return true;
+	/* IB_SEND_FENCE: wait for every earlier READ and atomic (o10-2.2-1). */
+	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_atomic)
+		return false;
+	return !sroce_seg_is_rd_atomic(wqe->opcode) ||
+	       req->rd_atomic < req->max_rd_atomic;
+}
+
+/* Fill the extension headers of a request packet. */
+static void sroce_req_ext_hdrs(struct sroce_qp *qp, struct sroce_swqe *wqe,
+			       const struct sroce_opcode_info *info, u8 *hdr,
+			       u32 k)
+{
+	u64 off = (u64)k * qp->mtu;
+	unsigned int o;
+
+	o = sroce_opcode_hdr_offset(info, SROCE_HDR_RETH);
+	if (o) {
+		/* A READ resumed at response k asks for the rest only. */
+		if (wqe->opcode == IB_WR_RDMA_READ)
+			sroce_reth_set((void *)(hdr + o), wqe->remote_addr + off,
+				       wqe->rkey, wqe->length - off);
+		else
+			sroce_reth_set((void *)(hdr + o), wqe->remote_addr,
+				       wqe->rkey, wqe->length);
+	}
+	o = sroce_opcode_hdr_offset(info, SROCE_HDR_ATMETH);
+	if (o) {
+		if (wqe->opcode == IB_WR_ATOMIC_CMP_AND_SWP)
+			sroce_atmeth_set((void *)(hdr + o), wqe->remote_addr,
+					 wqe->rkey, wqe->swap, wqe->compare_add);
+		else
+			sroce_atmeth_set((void *)(hdr + o), wqe->remote_addr,
+					 wqe->rkey, wqe->compare_add, 0);
+	}
+	o = sroce_opcode_hdr_offset(info, SROCE_HDR_IMMDT);
+	if (o)
+		sroce_immdt_set((void *)(hdr + o), wqe->imm_data);
+	o = sroce_opcode_hdr_offset(info, SROCE_HDR_IETH);
+	if (o)
+		sroce_ieth_set((void *)(hdr + o), wqe->invalidate_rkey);
+}
+
+/*
+ * Build the next packet of the WQE at cur. Returns the skb, NULL when out
+ * of memory, or an ERR_PTR after recording a local error in the WQE.
+ * Caller holds req.lock.
+ */
+static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
+				       struct sroce_swqe *wqe)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct sroce_req *req = &qp->req;
+	const struct sroce_opcode_info *info;
+	bool rd_atomic = sroce_seg_is_rd_atomic(wqe->opcode);
+	u32 npkts = sroce_seg_npkts(wqe->length, qp->mtu);
+	struct sroce_bth_fields f = {};
+	u32 k = req->cur_pkt;
+	struct sk_buff *skb;
+	u32 paylen = 0;
+	bool last;
+	u8 *hdr;
+	int op;
+	int err;
+
+	last = rd_atomic || k + 1 == npkts;
+	op = sroce_seg_opcode(wqe->opcode, rd_atomic || !k, last);
+	if (op < 0) {
+		wqe->status = IB_WC_LOC_QP_OP_ERR;
+		return ERR_PTR(-EINVAL);
+	}
+	info = sroce_opcode_info(op);
+	if (!rd_atomic)
+		paylen = sroce_seg_paylen(wqe->length, qp->mtu, k);
+
+	skb = sroce_xmit_alloc(qp, info->hdr_len, paylen, (void **)&hdr);
+	if (!skb)
+		return NULL;
+
+	f.opcode = op;
+	f.pad = sroce_pkt_pad_bytes(paylen);
+	f.pkey = SROCE_DEFAULT_PKEY;
+	f.qpn = qp->attr.dest_qp_num;
+	f.psn = req->psn;
+	f.se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
+	       (info->flags & SROCE_OPF_SEND ||
+		info->hdrs & SROCE_HDRF_IMMDT);
+	/* Every message end, and often enough that the window keeps moving. */
+	f.ack_req = last || ++req->noack >= SROCE_REQ_ACK_EVERY;
+	if (f.ack_req)
+		req->noack = 0;
+	sroce_pkt_build_hdrs(hdr, &f);
+	sroce_req_ext_hdrs(qp, wqe, info, hdr, k);
+
+	if (paylen) {
+		u8 *dst = hdr + info->hdr_len;
+
+		if (wqe->inline_data) {
+			memcpy(dst, wqe->inline_buf + (size_t)k * qp->mtu, paylen);
+		} else {
+			err = sroce_sge_copy(sdev, qp->ibqp.pd, &req->cursor, dst,
+					     paylen, 0, SROCE_FROM_MR);
+			if (err) {
+				kfree_skb(skb);
+				wqe->status = err == -EFAULT ?
+						   IB_WC_LOC_PROT_ERR :
+						   IB_WC_LOC_LEN_ERR;
+				return ERR_PTR(err);
+			}
+		}
+	}
+	sroce_req_cb(skb)->psn = req->psn;
+	return skb;
+}
+
+/* Account for a packet built from the WQE at cur. Caller holds req.lock. */
+static void sroce_req_advance(struct sroce_qp *qp, struct sroce_swqe *wqe)
+{
+	struct sroce_req *req = &qp->req;
+	bool rd_atomic = sroce_seg_is_rd_atomic(wqe->opcode);
+
+	if (rd_atomic) {
+		/* The request stands for all the responses' PSNs. */
+		req->psn = sroce_psn_add(wqe->prog.last_psn, 1);
+	} else {
+		req->psn = sroce_psn_add(req->psn, 1);
+		if (++req->cur_pkt < sroce_seg_npkts(wqe->length, qp->mtu))
+			goto out;
+	}
+	if (req->cur == req->sent_end) {
+		req->sent_end = sroce_req_next(qp, req->cur);
+		if (rd_atomic)
+			req->rd_atomic++;
+	}
+	req->cur = sroce_req_next(qp, req->cur);
+	req->cur_pkt = 0;
+out:
+	if (sroce_psn_gt(req->psn, req->psn_high))
+		req->psn_high = req->psn;
+	if (!timer_pending(&req->retry_timer))
+		sroce_req_arm_retry(qp);
+}
+
+/* Make sure the WQE at cur is in the shadow ring. Caller holds req.lock. */
+static bool sroce_req_fetch(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned long flags;
+
+	if (req->cur != req->head)
+		return true;
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sroce_sq_fetch(qp);
+	req->head = qp->sq.head;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	return req->cur != req->head;
+}
+
+/* Build up to SROCE_REQ_BATCH packets onto @list. Caller holds req.lock. */
+static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
+					    struct sk_buff_head *list)
+{
+	struct sroce_req *req = &qp->req;
+	enum ib_qp_state state;
+	struct sroce_swqe *wqe;
+	struct sk_buff *skb;
+
+	while (skb_queue_len(list) < SROCE_REQ_BATCH) {
+		if (req->stopped || req->rnr_wait)
+			return SROCE_REQ_IDLE;
+		if (sroce_psn_span(req->una, req->psn) >= SROCE_REQ_WINDOW)
+			return SROCE_REQ_IDLE;
+		if (!sroce_req_fetch(qp))
+			return SROCE_REQ_IDLE;
+
+		wqe = sroce_sq_wqe(qp, req->cur);
+		if (!req->cur_pkt) {
+			if (req->cur == req->sent_end) {
+				/* SQD: finish what started, start nothing. */
+				state = READ_ONCE(qp->state);
+				if (state != IB_QPS_RTS)
+					return SROCE_REQ_IDLE;
+				if (wqe->status != IB_WC_SUCCESS)
+					return SROCE_REQ_FAILED;
+				if (!sroce_req_may_start(qp, wqe))
+					return SROCE_REQ_IDLE;
+			}
+			wqe->prog.first_psn = req->psn;
+			wqe->prog.last_psn =
+				sroce_psn_add(req->psn,
+					      sroce_seg_npsn(wqe->opcode,
+							     wqe->length,
+							     qp->mtu) - 1);
+			wqe->prog.done_pkts = 0;
+			wqe->prog.done_bytes = 0;
+			if (!wqe->inline_data)
+				sroce_sge_cursor_init(&req->cursor, wqe->sge,
+						      wqe->num_sge);
+		}
+
+		skb = sroce_req_build(qp, wqe);
+		if (IS_ERR(skb))
+			return SROCE_REQ_FAILED;
+		if (!skb)
+			return SROCE_REQ_BACKOFF;
+		__skb_queue_tail(list, skb);
+		sroce_req_advance(qp, wqe);
+	}
+	return SROCE_REQ_MORE;
+}
+
+/*
+ * Transmit what sroce_req_fill() built. Stops at the first packet the host
+ * could not queue and rewinds to it: a local drop is back-pressure, not
+ * loss, and must not wait for the retransmit timer (rdma_rxe's READ
+ * throughput collapse). Packets built before a rewind are stale: dropped.
+ */
+static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
+					    struct sk_buff_head *list, u32 gen)
+{
+	struct sroce_req *req = &qp->req;
+	struct sk_buff *skb;
+	u32 psn;
+
+	while ((skb = __skb_dequeue(list))) {
+		if (READ_ONCE(req->gen) != gen) {
+			kfree_skb(skb);
+			continue;
+		}
+		psn = sroce_req_cb(skb)->psn;
+		if (sroce_xmit(qp, skb) != -ENOBUFS)
+			continue;
+
+		spin_lock_bh(&req->lock);
+		if (req->gen == gen && sroce_psn_lt(psn, req->psn))
+			sroce_req_seek(qp, psn);
+		spin_unlock_bh(&req->lock);
+		__skb_queue_purge(list);
+		return SROCE_REQ_BACKOFF;
+	}
+	return SROCE_REQ_IDLE;
+}
+
+/* One round: build a batch, send it. */
+static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	enum sroce_req_result fill, sent;
+	struct sk_buff_head list;
+	bool error = false;
+	u32 gen;
+
+	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		sroce_req_flush(qp);
+		return SROCE_REQ_IDLE;
+	}
+
+	__skb_queue_head_init(&list);
+	spin_lock_bh(&req->lock);
+	gen = req->gen;
+	fill = sroce_req_fill(qp, &list);
+	if (fill == SROCE_REQ_FAILED)
+		error = sroce_comp_local_error(qp);
+	spin_unlock_bh(&req->lock);
+
+	sent = sroce_req_xmit(qp, &list, gen);
+	if (error)
+		sroce_qp_error(qp);
+	if (sent == SROCE_REQ_BACKOFF || fill == SROCE_REQ_BACKOFF)
+		return SROCE_REQ_BACKOFF;
+	return fill == SROCE_REQ_MORE ? SROCE_REQ_MORE : SROCE_REQ_IDLE;
+}
+
+void sroce_req_run(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	enum sroce_req_result res = SROCE_REQ_IDLE;
+	unsigned int rounds;
+
+	set_bit(SROCE_REQ_AGAIN, &req->flags);
+	/*
+	 * Order AGAIN before the RUNNING test: a runner that is finishing
+	 * either sees AGAIN after its clear_bit_unlock() and loops, or we
+	 * see RUNNING clear. Pairs with the barrier after clear_bit_unlock().
+	 */
+	smp_mb__after_atomic();
+
+	while (!test_and_set_bit_lock(SROCE_REQ_RUNNING, &req->flags)) {
+		rounds = SROCE_REQ_BUDGET / SROCE_REQ_BATCH;
+		while (rounds) {
+			if (res != SROCE_REQ_MORE &&
+			    !test_and_clear_bit(SROCE_REQ_AGAIN, &req->flags))
+				break;
+			res = sroce_req_round(qp);
+			if (res == SROCE_REQ_BACKOFF)
+				break;
+			rounds--;
+		}
+		clear_bit_unlock(SROCE_REQ_RUNNING, &req->flags);
+
+		if (res == SROCE_REQ_BACKOFF) {
+			/* Let the qdisc drain; an ACK may kick us sooner. */
+			sroce_req_defer(qp, 1);
+			return;
+		}
+		if (res == SROCE_REQ_MORE) {
+			/* A long message: let the caller go, continue later. */
+			sroce_req_defer(qp, 0);
+			return;
+		}
+		/* Pairs with the barrier after set_bit() above. */
+		smp_mb__after_atomic();
+		if (!test_bit(SROCE_REQ_AGAIN, &req->flags))
+			return;
+	}
+}
+
+void sroce_req_kick(struct sroce_qp *qp)
+{
+	/*
+	 * A kick from an interrupt or from a completion handler (which runs
+	 * under the completer's locks, BH disabled) must not send: defer.
+	 */
+	if (in_interrupt() || irqs_disabled()) {
+		sroce_req_defer(qp, 0);
+		return;
+	}
+	sroce_req_run(qp);
+}

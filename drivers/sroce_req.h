@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The requester (sroce_req.c) turns send WQEs into packets; the completer
+ * (sroce_comp.c) retires them on ACKs, read responses and atomic ACKs,
+ * retransmits on timeout or NAK, and completes them into the send CQ.
+ */
+#ifndef _SROCE_REQ_H
+#define _SROCE_REQ_H
+
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "sroce_mr.h"
+
+struct sk_buff;
+struct sroce_pkt;
+struct sroce_qp;
+
+/*
+ * Per-WQE requester progress, inside struct sroce_swqe: set when the
+ * requester starts the WQE (sroce_sq_fetch() zeroes it). A WQE whose
+ * payload cannot be gathered gets its error in sroce_swqe.status, like one
+ * that failed validation. Protected by req.lock.
+ */
+struct sroce_swqe_progress {
+	u32 first_psn;		/* PSN of the first packet */
+	u32 last_psn;		/* of the last packet (READ: last response) */
+	u32 done_pkts;		/* READ: response packets placed */
+	u32 done_bytes;		/* READ: response bytes placed */
+};
+
+/* Bits of sroce_req.flags. */
+enum {
+	SROCE_REQ_RUNNING,	/* someone runs the requester */
+	SROCE_REQ_AGAIN,	/* it must look at the SQ once more */
+};
+
+/*
+ * Per-QP requester and completer state, inside struct sroce_qp.
+ *
+ * Indices are masked SQ ring indices. The WQEs in [sq.queue.index, cur)
+ * were sent in full at least once; cur is being sent from packet cur_pkt;
+ * [cur, sq.head) wait. A rewind (retransmission) moves cur and psn back.
+ *
+ * Lock order: qp->state_lock, lock, sq.lock, the send CQ's lock. lock is
+ * never held while a packet is transmitted; it is held while send CQEs are
+ * posted, so that they appear in SQ order whoever retires the WQEs
+ * (completer, timers, flush). Kicks from a completion handler therefore
+ * defer to the work item.
+ */
+struct sroce_req {
+	/* lock protects everything below and the WQEs' progress. */
+	spinlock_t lock;
+	unsigned long flags;	/* SROCE_REQ_*: atomic bit operations */
+
+	u32 psn;		/* next PSN to send */
+	u32 psn_high;		/* one past the highest PSN ever sent */
+	u32 una;		/* oldest PSN not yet acknowledged */
+	u32 cur;		/* WQE being sent */
+	u32 cur_pkt;		/* its next packet */
+	u32 sent_end;		/* WQEs before it were sent in full once */
+	u32 head;		/* sq.head as last fetched */
+	struct sroce_sge_cursor cursor;	/* gather position in WQE cur */
+	u32 rd_atomic;		/* READ/atomic WQEs sent, not retired */
+	u32 max_rd_atomic;
+	u32 noack;		/* packets since the last AckReq */
+	u32 gen;		/* bumped by every rewind */
+	u32 nak_psn;		/* last sequence-error NAK acted on */
+	bool nak_valid;
+	u8 retry_left;		/* attr.retry_cnt, reloaded on progress */
+	u8 rnr_left;		/* attr.rnr_retry, ditto; 7 is infinite */
+	bool rnr_wait;		/* RNR NAK'd: silent until rnr_timer */
+	bool stopped;		/* QP in error: send nothing, arm nothing */
+	unsigned long timeout;	/* retransmit timeout in jiffies, 0: none */
+
+	/* The completer's scatter position in the READ being answered. */
+	struct sroce_sge_cursor rd_cursor;
+	u32 rd_index;		/* the WQE it belongs to */
+	u32 rd_bytes;		/* and the bytes placed before it */
+	bool rd_valid;
+
+	struct timer_list retry_timer;
+	struct timer_list rnr_timer;
+	struct delayed_work work;	/* the requester when deferred */
+	bool inited;		/* lock, timers and work are set up */
+};
+
+/*
+ * Call sroce_req_init() at create_qp and again after sroce_req_cleanup()
+ * on the way through RESET; sroce_req_cleanup() at destroy once no packet
+ * or doorbell can reach the QP. Both sleep.
+ */
+void sroce_req_init(struct sroce_qp *qp);
+/* The QP reached RTS: start sending from attr.sq_psn. */
+void sroce_req_start(struct sroce_qp *qp);
+/* New WQEs may be in the SQ (the doorbell, or post_send). Never sleeps. */
+void sroce_req_kick(struct sroce_qp *qp);
+/*
+ * The QP went to ERR: complete every outstanding send WQE as flushed.
+ * Call it without QP locks held: it posts completions.
+ */
+void sroce_req_flush(struct sroce_qp *qp);
+/* The QP is being destroyed: stop timers, wait for running work. */
+void sroce_req_cleanup(struct sroce_qp *qp);
+
+/* sroce_comp.c */
+/* An ACK, NAK, read response or atomic ACK for this QP. Consumes @skb. */
+void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     struct sroce_pkt *pkt);
+void sroce_comp_retry_timer(struct timer_list *t);
+void sroce_comp_rnr_timer(struct timer_list *t);
+/*
+ * The requester stopped at a WQE that failed locally: complete it if it is
+ * the oldest. Caller holds req.lock; true means the QP must go to ERR.
+ */
+bool sroce_comp_local_error(struct sroce_qp *qp);
+
+/* sroce_req.c, for sroce_comp.c. Caller holds req.lock. */
+/* Resume sending at @psn: a retransmission, or skipping acknowledged PSNs. */
+void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+void sroce_req_arm_retry(struct sroce_qp *qp);
+/* Run the requester in this context, with no QP lock held. */
+void sroce_req_run(struct sroce_qp *qp);
+
+#endif /* _SROCE_REQ_H */

@@ -1,0 +1,1278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RC responder: every request packet addressed to a QP ends here, in
+ * the softirq that delivered it. The responder classifies its PSN,
+ * checks the opcode sequence, the access rights (R_Key, PD, QP access
+ * flags, bounds) and the lengths, then places SEND data into the next
+ * receive WQE, RDMA WRITE data into the MR, streams RDMA READ responses
+ * out of the MR and performs atomics, and answers with (coalesced) ACKs,
+ * NAKs, READ responses and ATOMIC ACKs.
+ *
+ * Everything in a packet is remote input: nothing moves before the R_Key
+ * lookup has checked PD, rights and bounds, a violation earns the NAK
+ * IBTA prescribes and moves the QP to ERR where IBTA says so, and nothing
+ * is executed twice: a duplicate SEND or WRITE is re-ACKed, a duplicate
+ * READ re-reads from the saved request, a duplicate ATOMIC is answered
+ * from the replay ring.
+ *
+ * Execution is serialised per QP by ownership rather than by a lock held
+ * across it (see struct sroce_resp): the runner sends packets and posts
+ * completions with no lock held, because sroce_xmit() may loop a packet
+ * straight back into sroce_recv() and the CQ handler may post new work.
+ */
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/slab.h>
+
+#include "sroce_counters.h"
+#include "sroce_cq.h"
+#include "sroce_dev.h"
+#include "sroce_param.h"
+#include "sroce_pkt.h"
+#include "sroce_psn.h"
+#include "sroce_qp.h"
+#include "sroce_resp.h"
+#include "sroce_seg.h"
+#include "sroce_xmit.h"
+
+/* Control requests for the runner, in sroce_resp.ctl. */
+#define SROCE_RESP_CTL_START	BIT(0)	/* reset for a new connection */
+#define SROCE_RESP_CTL_FLUSH	BIT(1)	/* flush the receive queue */
+#define SROCE_RESP_CTL_DEAD	BIT(2)	/* being destroyed: stop */
+
+/*
+ * Work units (requests executed plus packets sent) a runner does before it
+ * hands over to the work item: bounds the time one softirq spends on one
+ * QP, e.g. in a 1 MiB READ, and the time the work item keeps BH off.
+ */
+#define SROCE_RESP_BUDGET	64
+
+/* Requests queued behind a busy runner; beyond this they are dropped. */
+#define SROCE_RESP_INQ_MAX	512
+
+/*
+ * Requests one coalesced ACK may cover while more are queued: under a
+ * sustained stream the queue may never run dry, and the requester's window
+ * must still move.
+ */
+#define SROCE_RESP_ACK_MAX	16
+
+/* The path MTU, never below the smallest IB MTU whatever attr holds. */
+#define SROCE_RESP_MIN_MTU	256
+
+/* IBTA vol 1 9.4.1: a message is at most 2^31 bytes. */
+#define SROCE_RESP_MAX_MSG	BIT(31)
+
+static_assert(sizeof(struct sroce_pkt) <= sizeof_field(struct sk_buff, cb));
+
+/* ------------------------------------------------------------------------
+ * Pure decisions (KUnit: kunit/sroce_resp_test.c)
+ */
+
+/**
+ * sroce_resp_psn_check() - what to do with a request, by its PSN
+ * @psn: the request's PSN
+ * @epsn: the expected PSN
+ * @nak_sent: whether a NAK that asks for a resend is outstanding; updated
+ *
+ * PSNs in the half of the PSN space behind ePSN are duplicates (IBTA vol 1
+ * 9.7.5.1.2), the others are out of sequence: the first of those earns a
+ * PSN sequence error NAK, later ones are dropped silently until the
+ * expected PSN arrives (C9-114: the responder NAKs once per sequence
+ * error, not once per packet).
+ */
+enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
+						bool *nak_sent)
+{
+	s32 diff = sroce_psn_diff(psn, epsn);
+
+	if (diff < 0)
+		return SROCE_RESP_PSN_DUPLICATE;
+	if (diff > 0) {
+		if (*nak_sent)
+			return SROCE_RESP_PSN_DROP;
+		*nak_sent = true;
+		return SROCE_RESP_PSN_NAK_SEQ;
+	}
+	*nak_sent = false;
+	return SROCE_RESP_PSN_EXECUTE;
+}
+
+/**
+ * sroce_resp_opseq_ok() - may this packet follow what came before?
+ * @msg: the multi-packet message in progress
+ * @opflags: the packet's SROCE_OPF_* flags
+ *
+ * A MIDDLE or LAST must continue a message of its own kind, and nothing
+ * else may arrive while one is in progress (IBTA vol 1 9.7.5.1.4); the
+ * responder answers a violation with an invalid request NAK.
+ */
+bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags)
+{
+	bool first = opflags & SROCE_OPF_FIRST;
+
+	switch (msg) {
+	case SROCE_RESP_MSG_SEND:
+		return (opflags & SROCE_OPF_SEND) && !first;
+	case SROCE_RESP_MSG_WRITE:
+		return (opflags & SROCE_OPF_WRITE) && !first;
+	default:
+		return first;
+	}
+}
+
+/**
+ * sroce_resp_access_nak() - the checks of an RDMA or atomic request that
+ * come before its R_Key is looked up
+ * @opflags: the request's SROCE_OPF_* flags (WRITE, READ or ATOMIC)
+ * @qp_access: the QP's IB_ACCESS_REMOTE_* flags
+ * @va: the virtual address the request names
+ * @len: its DMA length (8 for an atomic)
+ *
+ * Return: 0 if the request may go on to the R_Key check, else the NAK code
+ * (SROCE_AETH_NAK_*): remote access error when the QP does not grant the
+ * operation or the range wraps (C9-88: access violations are remote access
+ * errors), invalid request for a misaligned atomic (C9-36.2.1) or a length
+ * beyond the largest message.
+ */
+u8 sroce_resp_access_nak(u16 opflags, int qp_access, u64 va, u32 len)
+{
+	int need;
+
+	if (opflags & SROCE_OPF_WRITE)
+		need = IB_ACCESS_REMOTE_WRITE;
+	else if (opflags & SROCE_OPF_READ)
+		need = IB_ACCESS_REMOTE_READ;
+	else
+		need = IB_ACCESS_REMOTE_ATOMIC;
+
+	if (!(qp_access & need))
+		return SROCE_AETH_NAK_REM_ACCESS_ERR;
+	if ((opflags & SROCE_OPF_ATOMIC) && !IS_ALIGNED(va, 8))
+		return SROCE_AETH_NAK_INVALID_REQ;
+	if (len > SROCE_RESP_MAX_MSG)
+		return SROCE_AETH_NAK_INVALID_REQ;
+	if (len && va + len - 1 < va)
+		return SROCE_AETH_NAK_REM_ACCESS_ERR;
+	return 0;
+}
+
+/*
+ * A FIRST or MIDDLE packet carries exactly one path MTU, a LAST or ONLY at
+ * most one (IBTA vol 1 9.7.2, C9-46/C9-47).
+ */
+bool sroce_resp_send_len_ok(u16 opflags, u32 paylen, u32 mtu)
+{
+	if (opflags & SROCE_OPF_LAST)
+		return paylen <= mtu;
+	return paylen == mtu;
+}
+
+/*
+ * As for SEND, and the packets of a WRITE add up to exactly the DMA length
+ * of its RETH (C9-25): the LAST or ONLY packet carries what remains.
+ */
+bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu)
+{
+	if (opflags & SROCE_OPF_LAST)
+		return paylen == resid && paylen <= mtu;
+	return paylen == mtu && paylen < resid;
+}
+
+/*
+ * The opcode of the next READ response packet with @resid bytes left. A
+ * response that re-executes a READ from a PSN inside it (9.7.5.1.3)
+ * continues with MIDDLE and LAST, as rdma_rxe does and its completer
+ * expects.
+ */
+u8 sroce_resp_read_opcode(bool first, u32 resid, u32 mtu)
+{
+	if (resid <= mtu)
+		return first ? SROCE_OP_RC_RDMA_READ_RESPONSE_ONLY :
+			       SROCE_OP_RC_RDMA_READ_RESPONSE_LAST;
+	return first ? SROCE_OP_RC_RDMA_READ_RESPONSE_FIRST :
+		       SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE;
+}
+
+/* An ACK carries no credits: 11111b, as rdma_rxe sends (IBTA 9.7.5.1.5). */
+u8 sroce_resp_syndrome_ack(void)
+{
+	return SROCE_AETH_ACK_UNLIMITED;
+}
+
+/* RNR NAK with the QP's min_rnr_timer code (IBTA vol 1 table 45). */
+u8 sroce_resp_syndrome_rnr(u8 timer)
+{
+	return SROCE_AETH_TYPE_RNR_NAK | (timer & SROCE_AETH_VALUE_MASK);
+}
+
+u8 sroce_resp_syndrome_nak(u8 code)
+{
+	return SROCE_AETH_TYPE_NAK | (code & SROCE_AETH_VALUE_MASK);
+}
+
+/**
+ * sroce_resp_res_alloc() - the replay ring entry for a new READ or ATOMIC
+ * @ring: SROCE_RESP_MAX_RES entries
+ * @head: the next entry to recycle; advanced
+ * @window: max_dest_rd_atomic; the requester keeps at most that many
+ *          outstanding (C9-150), so older entries are no longer needed
+ *
+ * Return: the entry, cleared, or NULL when @window is 0.
+ */
+struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_resp_res *ring,
+					    u32 *head, u32 window)
+{
+	struct sroce_resp_res *res;
+
+	window = min_t(u32, window, SROCE_RESP_MAX_RES);
+	if (!window)
+		return NULL;
+	if (*head >= window)
+		*head = 0;
+	res = &ring[*head];
+	*head = (*head + 1) % window;
+	memset(res, 0, sizeof(*res));
+	return res;
+}
+
+/* The entry of @type whose PSN range holds @psn, or NULL. */
+struct sroce_resp_res *sroce_resp_res_find(struct sroce_resp_res *ring,
+					   u32 psn,
+					   enum sroce_resp_res_type type)
+{
+	int i;
+
+	for (i = 0; i < SROCE_RESP_MAX_RES; i++) {
+		struct sroce_resp_res *res = &ring[i];
+
+		if (res->type == type &&
+		    sroce_psn_ge(psn, res->first_psn) &&
+		    sroce_psn_le(psn, res->last_psn))
+			return res;
+	}
+	return NULL;
+}
+
+/*
+ * A repeated READ must ask for the same R_Key and for a part of what the
+ * original asked for (9.7.5.1.3); anything else is not a duplicate of it.
+ */
+bool sroce_resp_read_replay_ok(const struct sroce_resp_res *res, u64 va,
+			       u32 rkey, u32 len)
+{
+	return rkey == res->rkey && va >= res->va &&
+	       va - res->va <= res->length &&
+	       len <= res->length - (u32)(va - res->va);
+}
+
+/* ------------------------------------------------------------------------
+ * Sending
+ */
+
+static struct sroce_counters *sroce_resp_cnt(struct sroce_qp *qp)
+{
+	return &to_sdev(qp->ibqp.device)->counters;
+}
+
+static u32 sroce_resp_mtu(struct sroce_qp *qp)
+{
+	return max_t(u32, READ_ONCE(qp->mtu), SROCE_RESP_MIN_MTU);
+}
+
+static void sroce_resp_fill_bth(struct sroce_qp *qp, void *hdr, u8 opcode,
+				u32 psn, u32 paylen)
+{
+	const struct sroce_bth_fields f = {
+		.opcode	= opcode,
+		.pad	= sroce_pkt_pad_bytes(paylen),
+		.pkey	= SROCE_DEFAULT_PKEY,
+		.qpn	= qp->attr.dest_qp_num,
+		.psn	= psn,
+	};
+
+	sroce_pkt_build_hdrs(hdr, &f);
+}
+
+/*
+ * An ACKNOWLEDGE (ACK or NAK) or an ATOMIC ACKNOWLEDGE. Returns -ENOBUFS
+ * when the packet should be tried again later; any other failure is a loss
+ * that the requester's retry recovers from.
+ */
+static int sroce_resp_send_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
+			       u32 psn, u32 msn, u64 orig)
+{
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+	struct sk_buff *skb;
+	void *hdr;
+
+	skb = sroce_xmit_alloc(qp, info->hdr_len, 0, &hdr);
+	if (!skb)
+		return -ENOBUFS;
+	sroce_resp_fill_bth(qp, hdr, opcode, psn, 0);
+	sroce_aeth_set(hdr + sroce_opcode_hdr_offset(info, SROCE_HDR_AETH),
+		       syndrome, msn);
+	if (info->hdrs & SROCE_HDRF_ATMACK)
+		sroce_atmack_set(hdr + sroce_opcode_hdr_offset(info,
+							       SROCE_HDR_ATMACK),
+				 orig);
+	return sroce_xmit(qp, skb) == -ENOBUFS ? -ENOBUFS : 0;
+}
+
+/* The next packet of a READ response stream; advances it once sent. */
+static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
+{
+	u8 opcode = sroce_resp_read_opcode(o->first, o->resid, o->mtu);
+	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
+	u32 paylen = min(o->resid, o->mtu);
+	struct sk_buff *skb;
+	void *hdr;
+	u8 *pay;
+
+	skb = sroce_xmit_alloc(qp, info->hdr_len, paylen, &hdr);
+	if (!skb)
+		return -ENOBUFS;
+	sroce_resp_fill_bth(qp, hdr, opcode, o->psn, paylen);
+	if (info->hdrs & SROCE_HDRF_AETH)
+		sroce_aeth_set(hdr + sroce_opcode_hdr_offset(info,
+							     SROCE_HDR_AETH),
+			       sroce_resp_syndrome_ack(), o->msn);
+	pay = hdr + info->hdr_len;
+	if (paylen)
+		sroce_mr_copy(o->mr, o->va, pay, paylen, SROCE_FROM_MR);
+	memset(pay + paylen, 0, sroce_pkt_pad_bytes(paylen));
+
+	if (sroce_xmit(qp, skb) == -ENOBUFS)
+		return -ENOBUFS;
+
+	o->first = false;
+	o->va += paylen;
+	o->resid -= paylen;
+	o->psn = sroce_psn_add(o->psn, 1);
+	return 0;
+}
+
+static void sroce_resp_out_clear(struct sroce_resp_out *o)
+{
+	if (o->mr)
+		sroce_mr_put(o->mr);
+	memset(o, 0, sizeof(*o));
+}
+
+/*
+ * Send what is pending: the coalesced ACK first (it covers requests older
+ * than anything in out), then out. Returns 0 when all went, -ENOBUFS when
+ * the stack pushed back, -EAGAIN when the budget ran out.
+ */
+static int sroce_resp_output(struct sroce_qp *qp, int *budget)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_resp_out *o = &resp->out;
+	int err;
+
+	if (resp->ack_pending) {
+		err = sroce_resp_send_ack(qp, SROCE_OP_RC_ACKNOWLEDGE,
+					  sroce_resp_syndrome_ack(),
+					  resp->ack_psn, resp->ack_msn, 0);
+		if (err)
+			return err;
+		resp->ack_pending = false;
+		(*budget)--;
+	}
+
+	switch (o->kind) {
+	case SROCE_RESP_OUT_NAK:
+		err = sroce_resp_send_ack(qp, SROCE_OP_RC_ACKNOWLEDGE,
+					  o->syndrome, o->psn, o->msn, 0);
+		break;
+	case SROCE_RESP_OUT_ATOMIC_ACK:
+		err = sroce_resp_send_ack(qp, SROCE_OP_RC_ATOMIC_ACKNOWLEDGE,
+					  sroce_resp_syndrome_ack(), o->psn,
+					  o->msn, o->orig);
+		break;
+	case SROCE_RESP_OUT_READ:
+		do {
+			if (*budget <= 0)
+				return -EAGAIN;
+			err = sroce_resp_send_read(qp, o);
+			if (err)
+				return err;
+			(*budget)--;
+		} while (o->resid);
+		break;
+	default:
+		return 0;
+	}
+	if (err)
+		return err;
+	(*budget)--;
+	sroce_resp_out_clear(o);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------
+ * Receive WQEs and completions
+ */
+
+/* Copy the next receive WQE into resp->rwqe; 0, -ENOENT or -EINVAL. */
+static int sroce_resp_fetch_wqe(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	int err;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	qp->resp.rwqe->wr_id = 0;
+	err = sroce_rq_fetch(qp, qp->resp.rwqe);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return err;
+}
+
+/*
+ * Retire the fetched WQE and post its completion. The ring slot is freed
+ * before the completion is visible, so that an application that reposts a
+ * receive as soon as it polls one always finds room (the WQE was copied).
+ */
+static int sroce_resp_complete(struct sroce_qp *qp, struct ib_wc *wc,
+			       bool solicited)
+{
+	struct sroce_cq *cq = to_scq(qp->ibqp.recv_cq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	sroce_queue_advance_consumer(&qp->rq.queue);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+
+	wc->wr_id = qp->resp.rwqe->wr_id;
+	wc->qp = &qp->ibqp;
+	wc->src_qp = qp->attr.dest_qp_num;
+	wc->port_num = 1;
+	if (!cq->user && wc->status == IB_WC_SUCCESS) {
+		/* Kernel users (e.g. rdma_cm) read the network header type. */
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = qp->av.family == AF_INET ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	}
+	qp->resp.have_wqe = false;
+	return sroce_cq_post(cq, wc, solicited);
+}
+
+static void sroce_resp_complete_ok(struct sroce_qp *qp,
+				   const struct sroce_pkt *pkt,
+				   enum ib_wc_opcode opcode, u32 byte_len)
+{
+	const struct sroce_immdt *immdt = sroce_pkt_immdt(pkt);
+	struct ib_wc wc = {
+		.status		= IB_WC_SUCCESS,
+		.opcode		= opcode,
+		.byte_len	= byte_len,
+		/* rdma_rxe reports a GRH: RoCE always has the IP header. */
+		.wc_flags	= IB_WC_GRH,
+	};
+
+	if (immdt) {
+		wc.wc_flags |= IB_WC_WITH_IMM;
+		wc.ex.imm_data = sroce_immdt_imm(immdt);
+	}
+	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RDMA_RECVS);
+	/* IBTA 11.4.2.2: a CQ overrun is fatal to the QP (class G). */
+	if (sroce_resp_complete(qp, &wc, sroce_bth_se(sroce_pkt_bth(pkt)))) {
+		qp->resp.fatal = true;
+		qp->resp.error_pending = true;
+	}
+}
+
+static void sroce_resp_complete_err(struct sroce_qp *qp,
+				    enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.status	= status,
+		.opcode	= IB_WC_RECV,
+	};
+
+	sroce_resp_complete(qp, &wc, true);
+}
+
+static void sroce_resp_put_write(struct sroce_resp *resp)
+{
+	if (resp->wr_mr)
+		sroce_mr_put(resp->wr_mr);
+	resp->wr_mr = NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * Executing requests
+ */
+
+static void sroce_resp_queue_ack(struct sroce_resp *resp, u32 psn)
+{
+	if (!resp->ack_pending)
+		resp->ack_count = 0;
+	resp->ack_count++;
+	resp->ack_pending = true;
+	resp->ack_psn = psn;
+	resp->ack_msn = resp->msn;
+}
+
+static void sroce_resp_queue_nak(struct sroce_resp *resp, u8 syndrome,
+				 u32 psn)
+{
+	resp->out.kind = SROCE_RESP_OUT_NAK;
+	resp->out.syndrome = syndrome;
+	resp->out.psn = psn;
+	resp->out.msn = resp->msn;
+}
+
+/*
+ * A class A or C error (IBTA vol 1 9.9.3.1): the request is NAKed, the
+ * receive WQE in progress completes with @status, and the QP goes to ERR
+ * once the NAK is out.
+ */
+static void sroce_resp_fatal(struct sroce_qp *qp, const struct sroce_pkt *pkt,
+			     u8 code, enum ib_wc_status status,
+			     enum sroce_counter cnt)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	sroce_counter_inc(sroce_resp_cnt(qp), cnt);
+	if (resp->have_wqe)
+		sroce_resp_complete_err(qp, status);
+	sroce_resp_put_write(resp);
+	resp->msg = SROCE_RESP_MSG_NONE;
+	sroce_resp_queue_nak(resp, sroce_resp_syndrome_nak(code), pkt->psn);
+	resp->fatal = true;
+	resp->error_pending = true;
+}
+
+static void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_INVALID_REQ,
+			 IB_WC_REM_INV_REQ_ERR, SROCE_CNT_RESP_INVALID_REQ);
+}
+
+static void sroce_resp_access_err(struct sroce_qp *qp,
+				  const struct sroce_pkt *pkt)
+{
+	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_ACCESS_ERR,
+			 IB_WC_REM_ACCESS_ERR, SROCE_CNT_RESP_RKEY_VIOLATION);
+}
+
+/* No receive WQE: RNR NAK (class B), the requester retries the packet. */
+static void sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_RNR_NAK);
+	sroce_resp_queue_nak(resp,
+			     sroce_resp_syndrome_rnr(qp->attr.min_rnr_timer),
+			     pkt->psn);
+	/*
+	 * Like a sequence error NAK, the RNR NAK makes the requester resend
+	 * from this PSN: the packets already behind it are dropped quietly
+	 * rather than answered with a sequence error that would cut the
+	 * RNR wait short.
+	 */
+	resp->nak_sent = true;
+}
+
+/* Fetch a receive WQE for a message that needs one; false if none (NAKed). */
+static bool sroce_resp_get_wqe(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	int err = sroce_resp_fetch_wqe(qp);
+
+	if (err == -ENOENT) {
+		sroce_resp_rnr(qp, pkt);
+		return false;
+	}
+	if (err) {
+		/* A malformed WQE is the responder's local QP error (class A). */
+		resp->have_wqe = true;
+		sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_OP_ERR,
+				 IB_WC_LOC_QP_OP_ERR, SROCE_CNT_RESP_REM_OP_ERR);
+		return false;
+	}
+	resp->have_wqe = true;
+	sroce_sge_cursor_init(&resp->cursor, resp->rwqe->sge,
+			      resp->rwqe->num_sge);
+	resp->recv_len = 0;
+	return true;
+}
+
+/* Accept an executed packet: advance ePSN, count messages, ACK. */
+static void sroce_resp_done(struct sroce_qp *qp, const struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u16 opflags = pkt->info->flags;
+
+	resp->psn = sroce_psn_add(pkt->psn, 1);
+	if (opflags & SROCE_OPF_LAST)
+		resp->msn++;
+	/*
+	 * rdma_rxe's requester sets AckReq on the last packet of each message
+	 * and every few packets; answering AckReq and LAST covers it and any
+	 * requester that only relies on the end of the message.
+	 */
+	if ((opflags & SROCE_OPF_LAST) ||
+	    sroce_bth_ack_req(sroce_pkt_bth(pkt)))
+		sroce_resp_queue_ack(resp, pkt->psn);
+}
+
+static void sroce_resp_exec_send(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u16 opflags = pkt->info->flags;
+	int err;
+
+	/*
+	 * SEND with Invalidate needs a memory window or fast-registered MR
+	 * to invalidate; sroce has neither, so no R_Key can be invalidated
+	 * (IBTA 10.6.6.1: an invalid R_Key is an invalid request).
+	 */
+	if (!sroce_resp_send_len_ok(opflags, pkt->paylen, sroce_resp_mtu(qp)) ||
+	    sroce_pkt_ieth(pkt)) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
+	if ((opflags & SROCE_OPF_FIRST) && !sroce_resp_get_wqe(qp, pkt))
+		return;
+
+	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			     &resp->cursor, (void *)sroce_pkt_payload(pkt),
+			     pkt->paylen, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	if (err == -EINVAL) {
+		/* The message does not fit the WQE (C10-98?: local length). */
+		sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_INVALID_REQ,
+				 IB_WC_LOC_LEN_ERR, SROCE_CNT_RESP_INVALID_REQ);
+		return;
+	}
+	if (err) {
+		sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_OP_ERR,
+				 IB_WC_LOC_PROT_ERR, SROCE_CNT_RESP_REM_OP_ERR);
+		return;
+	}
+	resp->recv_len += pkt->paylen;
+
+	if (opflags & SROCE_OPF_LAST) {
+		resp->msg = SROCE_RESP_MSG_NONE;
+		sroce_resp_complete_ok(qp, pkt, IB_WC_RECV, resp->recv_len);
+	} else {
+		resp->msg = SROCE_RESP_MSG_SEND;
+	}
+	sroce_resp_done(qp, pkt);
+}
+
+static void sroce_resp_exec_write(struct sroce_qp *qp,
+				  const struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+	struct sroce_resp *resp = &qp->resp;
+	u16 opflags = pkt->info->flags;
+	bool imm = sroce_pkt_immdt(pkt);
+
+	if (reth) {
+		u64 va = sroce_reth_va(reth);
+		u32 len = sroce_reth_len(reth);
+		u8 nak;
+
+		nak = sroce_resp_access_nak(opflags, qp->attr.qp_access_flags,
+					    va, len);
+		if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
+			sroce_resp_access_err(qp, pkt);
+			return;
+		}
+		if (nak) {
+			sroce_resp_invalid(qp, pkt);
+			return;
+		}
+		/* A zero-length WRITE names no memory (IBTA 9.4.3). */
+		if (len) {
+			resp->wr_mr = sroce_mr_get(to_sdev(qp->ibqp.device),
+						   qp->ibqp.pd,
+						   sroce_reth_rkey(reth), true,
+						   IB_ACCESS_REMOTE_WRITE,
+						   va, len);
+			if (!resp->wr_mr) {
+				sroce_resp_access_err(qp, pkt);
+				return;
+			}
+		}
+		resp->wr_va = va;
+		resp->wr_resid = len;
+		resp->wr_len = len;
+	}
+
+	if (!sroce_resp_write_len_ok(opflags, resp->wr_resid, pkt->paylen,
+				     sroce_resp_mtu(qp))) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
+
+	/*
+	 * WRITE with immediate consumes a receive WQE at its last packet;
+	 * without one, RNR NAK before any of that packet's data lands, so
+	 * the retried packet finds the write exactly where it was.
+	 */
+	if (imm && !sroce_resp_get_wqe(qp, pkt)) {
+		if (opflags & SROCE_OPF_FIRST)
+			sroce_resp_put_write(resp);
+		return;
+	}
+
+	if (pkt->paylen) {
+		sroce_mr_copy(resp->wr_mr, resp->wr_va,
+			      (void *)sroce_pkt_payload(pkt), pkt->paylen,
+			      SROCE_TO_MR);
+		resp->wr_va += pkt->paylen;
+		resp->wr_resid -= pkt->paylen;
+	}
+
+	if (opflags & SROCE_OPF_LAST) {
+		resp->msg = SROCE_RESP_MSG_NONE;
+		sroce_resp_put_write(resp);
+		if (imm)
+			sroce_resp_complete_ok(qp, pkt,
+					       IB_WC_RECV_RDMA_WITH_IMM,
+					       resp->wr_len);
+	} else {
+		resp->msg = SROCE_RESP_MSG_WRITE;
+	}
+	sroce_resp_done(qp, pkt);
+}
+
+static u32 sroce_resp_window(struct sroce_qp *qp)
+{
+	return min_t(u32, READ_ONCE(qp->attr.max_dest_rd_atomic),
+		     SROCE_RESP_MAX_RES);
+}
+
+/* Start a READ response stream from @va; @mr is referenced (or NULL). */
+static void sroce_resp_start_read(struct sroce_qp *qp, struct sroce_mr *mr,
+				  u32 psn, u64 va, u32 len, bool first)
+{
+	struct sroce_resp_out *o = &qp->resp.out;
+
+	o->kind = SROCE_RESP_OUT_READ;
+	o->mr = mr;
+	o->psn = psn;
+	/* C9-148: the MSN counts a READ when it is executed. */
+	o->msn = qp->resp.msn;
+	o->va = va;
+	o->resid = len;
+	o->mtu = sroce_resp_mtu(qp);
+	o->first = first;
+}
+
+/* Look up the R_Key of a READ; NULL for a zero-length one or on failure. */
+static bool sroce_resp_read_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
+			       struct sroce_mr **mr)
+{
+	*mr = NULL;
+	if (!len)
+		return true;
+	*mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, true,
+			   IB_ACCESS_REMOTE_READ, va, len);
+	return *mr;
+}
+
+static void sroce_resp_exec_read(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+	struct sroce_resp *resp = &qp->resp;
+	u64 va = sroce_reth_va(reth);
+	u32 rkey = sroce_reth_rkey(reth);
+	u32 len = sroce_reth_len(reth);
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	u32 npkts;
+	u8 nak;
+
+	nak = sroce_resp_access_nak(pkt->info->flags,
+				    qp->attr.qp_access_flags, va, len);
+	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
+		sroce_resp_access_err(qp, pkt);
+		return;
+	}
+	/* No responder resources at all: invalid request (C9-150). */
+	if (nak || !sroce_resp_window(qp)) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
+	if (!sroce_resp_read_mr(qp, rkey, va, len, &mr)) {
+		sroce_resp_access_err(qp, pkt);
+		return;
+	}
+
+	npkts = sroce_seg_npkts(len, sroce_resp_mtu(qp));
+	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
+				   sroce_resp_window(qp));
+	res->type = SROCE_RESP_RES_READ;
+	res->first_psn = pkt->psn;
+	res->last_psn = sroce_psn_add(pkt->psn, npkts - 1);
+	res->rkey = rkey;
+	res->length = len;
+	res->va = va;
+
+	/* A READ takes one PSN per response packet (9.7.1.1.1). */
+	resp->psn = sroce_psn_add(res->last_psn, 1);
+	resp->msn++;
+	sroce_resp_start_read(qp, mr, pkt->psn, va, len, true);
+}
+
+static void sroce_resp_exec_atomic(struct sroce_qp *qp,
+				   const struct sroce_pkt *pkt)
+{
+	const struct sroce_atmeth *ae = sroce_pkt_atmeth(pkt);
+	struct sroce_resp *resp = &qp->resp;
+	u64 va = sroce_atmeth_va(ae);
+	struct sroce_resp_res *res;
+	struct sroce_mr *mr;
+	u64 orig;
+	u8 nak;
+
+	nak = sroce_resp_access_nak(pkt->info->flags,
+				    qp->attr.qp_access_flags, va, sizeof(u64));
+	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
+		sroce_resp_access_err(qp, pkt);
+		return;
+	}
+	if (nak || !sroce_resp_window(qp)) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
+	mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+			  sroce_atmeth_rkey(ae), true, IB_ACCESS_REMOTE_ATOMIC,
+			  va, sizeof(u64));
+	if (!mr) {
+		sroce_resp_access_err(qp, pkt);
+		return;
+	}
+	sroce_mr_atomic(mr, va, pkt->opcode == SROCE_OP_RC_COMPARE_SWAP,
+			sroce_atmeth_compare(ae), sroce_atmeth_swap_add(ae),
+			&orig);
+	sroce_mr_put(mr);
+
+	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
+				   sroce_resp_window(qp));
+	res->type = SROCE_RESP_RES_ATOMIC;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+	res->orig = orig;
+
+	resp->psn = sroce_psn_add(pkt->psn, 1);
+	resp->msn++;
+	resp->out.kind = SROCE_RESP_OUT_ATOMIC_ACK;
+	resp->out.psn = pkt->psn;
+	resp->out.msn = resp->msn;
+	resp->out.orig = orig;
+}
+
+/*
+ * A request behind ePSN (IBTA vol 1 9.7.5.1.3): SEND and WRITE are ACKed
+ * again up to the last PSN executed (C9-105), a READ is executed again
+ * from the saved request, an ATOMIC is answered from the replay ring and
+ * never executed twice (C9-151). Duplicates that match nothing kept are
+ * dropped (class D).
+ */
+static void sroce_resp_duplicate(struct sroce_qp *qp,
+				 const struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u16 opflags = pkt->info->flags;
+	struct sroce_resp_res *res;
+
+	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_DUPLICATE);
+
+	if (opflags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
+		sroce_resp_queue_ack(resp, sroce_psn_add(resp->psn, -1));
+		return;
+	}
+
+	if (opflags & SROCE_OPF_READ) {
+		const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+		u64 va = sroce_reth_va(reth);
+		u32 rkey = sroce_reth_rkey(reth);
+		u32 len = sroce_reth_len(reth);
+		struct sroce_mr *mr;
+
+		res = sroce_resp_res_find(resp->res, pkt->psn,
+					  SROCE_RESP_RES_READ);
+		if (!res || !sroce_resp_read_replay_ok(res, va, rkey, len))
+			return;
+		/* The MR may have gone since: check it all again. */
+		if (!sroce_resp_read_mr(qp, rkey, va, len, &mr)) {
+			sroce_resp_access_err(qp, pkt);
+			return;
+		}
+		sroce_resp_start_read(qp, mr, pkt->psn, va, len,
+				      pkt->psn == res->first_psn);
+		return;
+	}
+
+	res = sroce_resp_res_find(resp->res, pkt->psn, SROCE_RESP_RES_ATOMIC);
+	if (!res)
+		return;
+	resp->out.kind = SROCE_RESP_OUT_ATOMIC_ACK;
+	resp->out.psn = pkt->psn;
+	resp->out.msn = resp->msn;
+	resp->out.orig = res->orig;
+}
+
+static bool sroce_resp_state_ok(struct sroce_qp *qp)
+{
+	enum ib_qp_state state = READ_ONCE(qp->state);
+
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD;
+}
+
+/* Execute one request packet. Runner only; consumes @skb. */
+static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_pkt *pkt = (const struct sroce_pkt *)skb->cb;
+	struct sroce_counters *cnt = sroce_resp_cnt(qp);
+	struct sroce_resp *resp = &qp->resp;
+	u16 opflags = pkt->info->flags;
+
+	if (resp->fatal || !sroce_resp_state_ok(qp) ||
+	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);
+		goto out;
+	}
+
+	switch (sroce_resp_psn_check(pkt->psn, resp->psn, &resp->nak_sent)) {
+	case SROCE_RESP_PSN_EXECUTE:
+		break;
+	case SROCE_RESP_PSN_DUPLICATE:
+		sroce_resp_duplicate(qp, pkt);
+		goto out;
+	case SROCE_RESP_PSN_NAK_SEQ:
+		/* Class B: NAK once with the PSN we expect (C9-114). */
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		sroce_resp_queue_nak(resp,
+				     sroce_resp_syndrome_nak(SROCE_AETH_NAK_PSN_SEQ_ERR),
+				     resp->psn);
+		goto out;
+	case SROCE_RESP_PSN_DROP:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		goto out;
+	}
+
+	if (!sroce_resp_opseq_ok(resp->msg, opflags)) {
+		sroce_resp_invalid(qp, pkt);
+		goto out;
+	}
+
+	if (opflags & SROCE_OPF_SEND)
+		sroce_resp_exec_send(qp, pkt);
+	else if (opflags & SROCE_OPF_WRITE)
+		sroce_resp_exec_write(qp, pkt);
+	else if (opflags & SROCE_OPF_READ)
+		sroce_resp_exec_read(qp, pkt);
+	else
+		sroce_resp_exec_atomic(qp, pkt);
+out:
+	consume_skb(skb);
+}
+
+/* ------------------------------------------------------------------------
+ * The runner
+ */
+
+/* Forget the execution state; runner only (or nobody running). */
+static void sroce_resp_reset(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	sroce_resp_put_write(resp);
+	sroce_resp_out_clear(&resp->out);
+	resp->psn = qp->attr.rq_psn & SROCE_PSN_MASK;
+	resp->msn = 0;
+	resp->nak_sent = false;
+	resp->fatal = false;
+	resp->error_pending = false;
+	resp->msg = SROCE_RESP_MSG_NONE;
+	resp->have_wqe = false;
+	resp->ack_pending = false;
+	memset(resp->res, 0, SROCE_RESP_MAX_RES * sizeof(*resp->res));
+	resp->res_head = 0;
+}
+
+/*
+ * Complete every posted receive WQE as flushed (IBTA 10.3.1: in ERR all
+ * outstanding work completes with flush errors). Bounded by the ring size
+ * so that a producer posting concurrently cannot keep us here.
+ */
+static void sroce_resp_do_flush(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	u32 n = qp->rq.queue.index_mask + 1;
+	struct sk_buff_head drop;
+	struct ib_wc wc;
+
+	__skb_queue_head_init(&drop);
+	spin_lock_bh(&resp->lock);
+	skb_queue_splice_init(&resp->inq, &drop);
+	spin_unlock_bh(&resp->lock);
+	__skb_queue_purge(&drop);
+
+	sroce_resp_put_write(resp);
+	sroce_resp_out_clear(&resp->out);
+	resp->ack_pending = false;
+	resp->msg = SROCE_RESP_MSG_NONE;
+	resp->fatal = true;
+
+	while (n--) {
+		int err = sroce_resp_fetch_wqe(qp);
+
+		if (err == -ENOENT)
+			break;
+		wc = (struct ib_wc){
+			.status	= IB_WC_WR_FLUSH_ERR,
+			.opcode	= IB_WC_RECV,
+		};
+		sroce_resp_complete(qp, &wc, true);
+	}
+	resp->have_wqe = false;
+}
+
+/*
+ * Keep ownership and continue from the work item: at once when the budget
+ * ran out, a jiffy later when the stack pushed back.
+ */
+static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
+			     unsigned long delay)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	spin_lock_bh(&resp->lock);
+	if (resp->ctl & SROCE_RESP_CTL_DEAD) {
+		resp->running = false;
+		spin_unlock_bh(&resp->lock);
+		kfree_skb(skb);
+		return;
+	}
+	if (skb)
+		__skb_queue_head(&resp->inq, skb);
+	mod_delayed_work(system_highpri_wq, &resp->work, delay);
+	spin_unlock_bh(&resp->lock);
+}
+
+/*
+ * sroce_resp_run() - execute and answer requests until there are none
+ * @qp: the QP; the caller has set resp.running
+ * @skb: a first request to execute, or NULL
+ *
+ * Order on the wire follows the order of execution: whatever an executed
+ * request left to send (the coalesced ACK, a NAK, an ATOMIC ACK, a READ
+ * response stream) goes out before the next request is executed.
+ */
+static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_resp *resp = &qp->resp;
+	int budget = SROCE_RESP_BUDGET;
+	u8 ctl;
+	int err;
+
+	for (;;) {
+		spin_lock_bh(&resp->lock);
+		if (resp->ctl & SROCE_RESP_CTL_DEAD) {
+			resp->running = false;
+			spin_unlock_bh(&resp->lock);
+			kfree_skb(skb);
+			return;
+		}
+		ctl = resp->ctl;
+		resp->ctl = 0;
+		if (!skb && resp->out.kind == SROCE_RESP_OUT_NONE)
+			skb = __skb_dequeue(&resp->inq);
+		if (!ctl && !skb && resp->out.kind == SROCE_RESP_OUT_NONE &&
+		    !resp->ack_pending && !resp->error_pending) {
+			resp->running = false;
+			spin_unlock_bh(&resp->lock);
+			return;
+		}
+		spin_unlock_bh(&resp->lock);
+
+		if (ctl & SROCE_RESP_CTL_START)
+			sroce_resp_reset(qp);
+		if (ctl & SROCE_RESP_CTL_FLUSH)
+			sroce_resp_do_flush(qp);
+
+		if (resp->out.kind != SROCE_RESP_OUT_NONE ||
+		    (resp->ack_pending &&
+		     (!skb || resp->ack_count >= SROCE_RESP_ACK_MAX))) {
+			err = sroce_resp_output(qp, &budget);
+			if (err) {
+				sroce_resp_defer(qp, skb, err == -ENOBUFS);
+				return;
+			}
+			continue;
+		}
+
+		if (resp->error_pending) {
+			resp->error_pending = false;
+			sroce_qp_error(qp);
+			continue;
+		}
+
+		if (skb) {
+			if (budget-- <= 0) {
+				sroce_resp_defer(qp, skb, 0);
+				return;
+			}
+			sroce_resp_process(qp, skb);
+			skb = NULL;
+		}
+	}
+}
+
+static void sroce_resp_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(to_delayed_work(work),
+					   struct sroce_qp, resp.work);
+
+	/* The same context as the softirq the runner usually lives in. */
+	local_bh_disable();
+	sroce_resp_run(qp, NULL);
+	local_bh_enable();
+}
+
+/* Ask the runner to do @ctl, or do it here if nobody is running. */
+static void sroce_resp_control(struct sroce_qp *qp, u8 ctl)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	spin_lock_bh(&resp->lock);
+	resp->ctl |= ctl;
+	if (resp->running) {
+		spin_unlock_bh(&resp->lock);
+		return;
+	}
+	resp->running = true;
+	spin_unlock_bh(&resp->lock);
+	sroce_resp_run(qp, NULL);
+}
+
+/* ------------------------------------------------------------------------
+ * Entry points
+ */
+
+void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     struct sroce_pkt *pkt)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	memcpy(skb->cb, pkt, sizeof(*pkt));
+
+	spin_lock_bh(&resp->lock);
+	if (resp->ctl & SROCE_RESP_CTL_DEAD)
+		goto drop;
+	if (resp->running) {
+		if (skb_queue_len(&resp->inq) >= SROCE_RESP_INQ_MAX)
+			goto drop;
+		__skb_queue_tail(&resp->inq, skb);
+		spin_unlock_bh(&resp->lock);
+		return;
+	}
+	resp->running = true;
+	spin_unlock_bh(&resp->lock);
+
+	sroce_resp_run(qp, skb);
+	return;
+
+drop:
+	spin_unlock_bh(&resp->lock);
+	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_DROPPED);
+	kfree_skb(skb);
+}
+
+/*
+ * Called at create_qp and again after sroce_resp_cleanup() on the way
+ * through RESET. Until it succeeds the responder is DEAD: it drops every
+ * request, so a failed allocation degrades the QP rather than crashing it.
+ */
+int sroce_resp_init(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+	struct sroce_rwqe *rwqe;
+	struct sroce_resp_res *res;
+
+	if (!resp->inited) {
+		spin_lock_init(&resp->lock);
+		__skb_queue_head_init(&resp->inq);
+		INIT_DELAYED_WORK(&resp->work, sroce_resp_work);
+		resp->ctl = SROCE_RESP_CTL_DEAD;
+		resp->inited = true;
+	}
+
+	rwqe = kzalloc(struct_size(rwqe, sge, SROCE_MAX_SGE), GFP_KERNEL);
+	res = kcalloc(SROCE_RESP_MAX_RES, sizeof(*res), GFP_KERNEL);
+	if (!rwqe || !res) {
+		kfree(rwqe);
+		kfree(res);
+		return -ENOMEM;
+	}
+
+	/* Nobody runs while DEAD: the execution state is ours to reset. */
+	resp->rwqe = rwqe;
+	resp->res = res;
+	sroce_resp_reset(qp);
+	resp->msg = SROCE_RESP_MSG_NONE;
+
+	spin_lock_bh(&resp->lock);
+	resp->ctl = 0;
+	spin_unlock_bh(&resp->lock);
+	return 0;
+}
+
+void sroce_resp_start(struct sroce_qp *qp)
+{
+	sroce_resp_control(qp, SROCE_RESP_CTL_START);
+}
+
+void sroce_resp_flush(struct sroce_qp *qp)
+{
+	sroce_resp_control(qp, SROCE_RESP_CTL_FLUSH);
+}
+
+void sroce_resp_cleanup(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	if (!resp->inited)
+		return;
+
+	spin_lock_bh(&resp->lock);
+	resp->ctl |= SROCE_RESP_CTL_DEAD;
+	__skb_queue_purge(&resp->inq);
+	spin_unlock_bh(&resp->lock);
+
+	/*
+	 * After DEAD nobody queues the work again. A work item that was
+	 * pending owned the runner: cancelling it ends that ownership.
+	 */
+	if (cancel_delayed_work_sync(&resp->work)) {
+		spin_lock_bh(&resp->lock);
+		resp->running = false;
+		spin_unlock_bh(&resp->lock);
+	}
+	for (;;) {
+		bool running;
+
+		spin_lock_bh(&resp->lock);
+		running = resp->running;
+		spin_unlock_bh(&resp->lock);
+		if (!running)
+			break;
+		usleep_range(100, 200);
+	}
+
+	sroce_resp_put_write(resp);
+	sroce_resp_out_clear(&resp->out);
+	kfree(resp->rwqe);
+	kfree(resp->res);
+	resp->rwqe = NULL;
+	resp->res = NULL;
+}

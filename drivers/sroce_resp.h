@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The responder (sroce_resp.c): executes incoming requests (SEND, RDMA
+ * WRITE, RDMA READ, ATOMIC) against the receive queue and memory regions,
+ * answers with ACKs, NAKs, read responses and atomic ACKs, and completes
+ * receive WQEs into the receive CQ.
+ *
+ * The decisions the responder takes on every packet (PSN class, opcode
+ * sequence, access and length checks, which NAK, read segmentation, the
+ * READ/ATOMIC replay ring) are pure functions below, tested by KUnit.
+ */
+#ifndef _SROCE_RESP_H
+#define _SROCE_RESP_H
+
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+#include "sroce_mr.h"
+
+struct sroce_pkt;
+struct sroce_qp;
+struct sroce_rwqe;
+
+/* What the responder does with a request, by its PSN (IBTA vol 1 9.7.5.1). */
+enum sroce_resp_psn_action {
+	SROCE_RESP_PSN_EXECUTE,		/* the expected PSN */
+	SROCE_RESP_PSN_DUPLICATE,	/* behind it: replay or re-ACK */
+	SROCE_RESP_PSN_NAK_SEQ,		/* ahead: NAK PSN sequence error */
+	SROCE_RESP_PSN_DROP,		/* ahead, NAK already sent: silence */
+};
+
+/* The multi-packet message in progress, for opcode sequence checks. */
+enum sroce_resp_msg {
+	SROCE_RESP_MSG_NONE,
+	SROCE_RESP_MSG_SEND,
+	SROCE_RESP_MSG_WRITE,
+};
+
+enum sroce_resp_res_type {
+	SROCE_RESP_RES_FREE,
+	SROCE_RESP_RES_READ,
+	SROCE_RESP_RES_ATOMIC,
+};
+
+/*
+ * A READ or ATOMIC request kept after execution, so that a duplicate of it
+ * is answered without executing it again (IBTA vol 1 9.7.5.1.3 and C9-151).
+ */
+struct sroce_resp_res {
+	enum sroce_resp_res_type type;
+	u32 first_psn;
+	u32 last_psn;		/* READ: PSN of the last response packet */
+	u32 rkey;		/* READ */
+	u32 length;		/* READ */
+	u64 va;			/* READ */
+	u64 orig;		/* ATOMIC: the value the ATOMIC ACK carried */
+};
+
+/* Capacity of the replay ring; the window in use is max_dest_rd_atomic. */
+#define SROCE_RESP_MAX_RES	128
+
+/* A response waiting to be sent, see struct sroce_resp. */
+enum sroce_resp_out_kind {
+	SROCE_RESP_OUT_NONE,
+	SROCE_RESP_OUT_NAK,		/* an ACKNOWLEDGE with a NAK syndrome */
+	SROCE_RESP_OUT_ATOMIC_ACK,
+	SROCE_RESP_OUT_READ,		/* a stream of READ RESPONSE packets */
+};
+
+struct sroce_resp_out {
+	enum sroce_resp_out_kind kind;
+	u8 syndrome;		/* NAK */
+	u32 psn;		/* next PSN to send */
+	u32 msn;
+	u64 orig;		/* ATOMIC_ACK */
+	/* READ: the rest of the stream. */
+	struct sroce_mr *mr;	/* referenced until the stream ends */
+	u64 va;
+	u32 resid;
+	u32 mtu;
+	bool first;		/* the next packet opens the response */
+};
+
+/*
+ * Per-QP responder state, inside struct sroce_qp.
+ *
+ * Requests are executed by one context at a time, the "runner": the
+ * softirq that delivered a packet while the responder was idle, or the
+ * work item the runner hands over to when it has run for its budget or the
+ * stack pushed back. Packets that arrive meanwhile wait on @inq. The
+ * runner holds no lock while it executes, sends or posts completions (the
+ * CQ handler and the loopback path may re-enter sroce), so the execution
+ * state below is owned by whoever set @running and touched only by it.
+ */
+struct sroce_resp {
+	/* lock protects inq, running and ctl. Taken with spin_lock_bh. */
+	spinlock_t lock;
+	struct sk_buff_head inq;	/* struct sroce_pkt in skb->cb */
+	bool running;
+	u8 ctl;				/* SROCE_RESP_CTL_* for the runner */
+	struct delayed_work work;
+	bool inited;			/* lock, inq and work are set up */
+
+	/* Owned by the runner. */
+	u32 psn;			/* expected PSN (ePSN) */
+	u32 msn;			/* messages completed, 24 bits on the wire */
+	bool nak_sent;			/* a PSN seq error or RNR NAK is out */
+	bool fatal;			/* a class A/C error: drop until reset */
+	bool error_pending;		/* sroce_qp_error() still to be called */
+	enum sroce_resp_msg msg;
+
+	/* The receive WQE a SEND is filling (kernel copy). */
+	struct sroce_rwqe *rwqe;
+	bool have_wqe;
+	struct sroce_sge_cursor cursor;
+	u32 recv_len;
+
+	/* The RDMA WRITE in progress. */
+	struct sroce_mr *wr_mr;
+	u64 wr_va;
+	u32 wr_resid;
+	u32 wr_len;
+
+	/* Coalesced ACK: one ACK covers every PSN up to ack_psn. */
+	bool ack_pending;
+	u32 ack_count;			/* requests the pending ACK covers */
+	u32 ack_psn;
+	u32 ack_msn;
+
+	/* Sent after the pending ACK, before the next request is executed. */
+	struct sroce_resp_out out;
+
+	struct sroce_resp_res *res;	/* SROCE_RESP_MAX_RES entries */
+	u32 res_head;
+};
+
+/*
+ * Set up at create_qp, and again after sroce_resp_cleanup() at RESET.
+ * Returns -ENOMEM if the buffers cannot be allocated (the responder then
+ * drops every request). Context: process.
+ */
+int sroce_resp_init(struct sroce_qp *qp);
+/* The QP reached RTR: expect attr.rq_psn next. */
+void sroce_resp_start(struct sroce_qp *qp);
+/* The QP went to ERR: complete every posted receive WQE as flushed. */
+void sroce_resp_flush(struct sroce_qp *qp);
+/* The QP is being destroyed: wait for running work, free state. */
+void sroce_resp_cleanup(struct sroce_qp *qp);
+
+/* A request packet for this QP, already checked by sroce_recv(). Consumes @skb. */
+void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		     struct sroce_pkt *pkt);
+
+/* Pure decisions, exported for KUnit. */
+enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
+						bool *nak_sent);
+bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags);
+u8 sroce_resp_access_nak(u16 opflags, int qp_access, u64 va, u32 len);
+bool sroce_resp_send_len_ok(u16 opflags, u32 paylen, u32 mtu);
+bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu);
+u8 sroce_resp_read_opcode(bool first, u32 resid, u32 mtu);
+u8 sroce_resp_syndrome_ack(void);
+u8 sroce_resp_syndrome_rnr(u8 timer);
+u8 sroce_resp_syndrome_nak(u8 code);
+struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_resp_res *ring,
+					    u32 *head, u32 window);
+struct sroce_resp_res *sroce_resp_res_find(struct sroce_resp_res *ring,
+					   u32 psn,
+					   enum sroce_resp_res_type type);
+bool sroce_resp_read_replay_ok(const struct sroce_resp_res *res, u64 va,
+			       u32 rkey, u32 len);
+
+#endif /* _SROCE_RESP_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Work requests from the rings: each slot is copied into kernel memory
+ * exactly once and validated there, so nothing userspace writes to the
+ * ring afterwards can change what the engines act on.
+ *
+ * Of a struct rxe_send_wqe only what the provider itself fills in is read:
+ * wr (wr_id, opcode, send_flags, ex, and the rdma or atomic part) and
+ * dma.num_sge/dma.length with the SGEs or inline bytes. The fields rdma_rxe
+ * used as its own working state (status, state, mask, the PSNs, dma.resid,
+ * dma.cur_sge, dma.sge_offset) and the legacy in-WQE address vector are
+ * never looked at.
+ *
+ * Provider v44 quirks handled here: wr_set_sge_list() writes dma.length =
+ * num_sge * sge[0].length, so the sum of the copied SGEs is the length of
+ * a gathered WQE; the legacy post_send keeps the caller's SGE count in
+ * dma.num_sge of an inline WQE, so an inline WQE's length is dma.length
+ * alone; and v44 offers ATOMIC_WRITE, which 6.1 (and sroce) do not have.
+ */
+#include <linux/string.h>
+#include <rdma/ib_verbs.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#include "sroce_qp.h"
+
+/* The provider memcpy()s ibv_sge into the ring; we copy them out as ib_sge. */
+static_assert(sizeof(struct rxe_sge) == sizeof(struct ib_sge));
+static_assert(offsetof(struct rxe_sge, length) == offsetof(struct ib_sge, length));
+static_assert(offsetof(struct rxe_sge, lkey) == offsetof(struct ib_sge, lkey));
+static_assert(sizeof(struct rxe_send_wqe) == 208);
+static_assert(sizeof(struct rxe_recv_wqe) == 40);
+
+/* Largest message IBTA allows (9.4.1: 2^31 bytes). */
+#define SROCE_MAX_MSG_LEN	BIT(31)
+
+#define SROCE_OPS_UD	(BIT(IB_WR_SEND) | BIT(IB_WR_SEND_WITH_IMM))
+#define SROCE_OPS_UC	(SROCE_OPS_UD | BIT(IB_WR_RDMA_WRITE) | \
+			 BIT(IB_WR_RDMA_WRITE_WITH_IMM))
+#define SROCE_OPS_RC	(SROCE_OPS_UC | BIT(IB_WR_RDMA_READ) | \
+			 BIT(IB_WR_ATOMIC_CMP_AND_SWP) | \
+			 BIT(IB_WR_ATOMIC_FETCH_AND_ADD))
+/* Only these carry payload from the WQE, so only these may be inline. */
+#define SROCE_OPS_INLINE SROCE_OPS_UC
+
+#define SROCE_SEND_FLAGS (IB_SEND_FENCE | IB_SEND_SIGNALED | \
+			  IB_SEND_SOLICITED | IB_SEND_INLINE)
+
+static u32 sroce_wqe_allowed_ops(enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return SROCE_OPS_RC;
+	case IB_QPT_UC:
+		return SROCE_OPS_UC;
+	case IB_QPT_UD:
+	case IB_QPT_GSI:
+		return SROCE_OPS_UD;
+	default:
+		return 0;
+	}
+}
+
+bool sroce_wqe_opcode_ok(enum ib_qp_type type, u32 opcode)
+{
+	return opcode < 32 && (sroce_wqe_allowed_ops(type) & BIT(opcode));
+}
+
+static bool sroce_wqe_is_atomic(u32 opcode)
+{
+	return opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/**
+ * sroce_wqe_parse_send() - copy and validate one send WQE
+ * @wqe: the kernel copy to fill in (room for the QP's shadow slot)
+ * @slot: the ring slot, a struct rxe_send_wqe followed by at least
+ *	max(@max_sge * 16, @max_inline) bytes
+ * @type: the QP type, for the opcode allow-list
+ * @max_sge: the SQ's SGE limit as returned to userspace
+ * @max_inline: the SQ's inline limit as returned to userspace
+ *
+ * Reads each byte of @slot at most once. On failure @wqe carries only
+ * wr_id, opcode, send_flags and the error status, with no SGEs and length 0.
+ *
+ * Return: IB_WC_SUCCESS, IB_WC_LOC_QP_OP_ERR (opcode or inline flag not
+ * allowed) or IB_WC_LOC_LEN_ERR (SGE count or a length out of bounds); the
+ * same value is stored in wqe->status.
+ */
+enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
+				       const void *slot, enum ib_qp_type type,
+				       u32 max_sge, u32 max_inline)
+{
+	const u8 *payload = (const u8 *)slot + sizeof(struct rxe_send_wqe);
+	struct rxe_send_wqe hdr;
+	enum ib_wc_status status;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&hdr, slot, sizeof(hdr));
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = hdr.wr.wr_id;
+	wqe->opcode = hdr.wr.opcode;
+	wqe->send_flags = hdr.wr.send_flags & SROCE_SEND_FLAGS;
+
+	if (!sroce_wqe_opcode_ok(type, hdr.wr.opcode)) {
+		status = IB_WC_LOC_QP_OP_ERR;
+		goto bad;
+	}
+
+	if (wqe->send_flags & IB_SEND_INLINE) {
+		if (!(SROCE_OPS_INLINE & BIT(hdr.wr.opcode))) {
+			status = IB_WC_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		if (hdr.dma.length > max_inline) {
+			status = IB_WC_LOC_LEN_ERR;
+			goto bad;
+		}
+		wqe->inline_data = true;
+		wqe->length = hdr.dma.length;
+		memcpy(wqe->inline_buf, payload, wqe->length);
+	} else {
+		if (hdr.dma.num_sge > max_sge) {
+			status = IB_WC_LOC_LEN_ERR;
+			goto bad;
+		}
+		wqe->num_sge = hdr.dma.num_sge;
+		memcpy(wqe->sge, payload, wqe->num_sge * sizeof(struct ib_sge));
+		/* The copied SGEs are the authority, not dma.length. */
+		for (i = 0; i < wqe->num_sge; i++)
+			total += wqe->sge[i].length;
+		if (total > SROCE_MAX_MSG_LEN) {
+			status = IB_WC_LOC_LEN_ERR;
+			goto bad;
+		}
+		wqe->length = total;
+	}
+
+	switch (hdr.wr.opcode) {
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		/* Opaque, already in network order. */
+		wqe->imm_data = hdr.wr.ex.imm_data;
+		break;
+	default:
+		break;
+	}
+
+	switch (hdr.wr.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->remote_addr = hdr.wr.wr.rdma.remote_addr;
+		wqe->rkey = hdr.wr.wr.rdma.rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->remote_addr = hdr.wr.wr.atomic.remote_addr;
+		wqe->rkey = hdr.wr.wr.atomic.rkey;
+		wqe->compare_add = hdr.wr.wr.atomic.compare_add;
+		wqe->swap = hdr.wr.wr.atomic.swap;
+		break;
+	default:
+		break;
+	}
+
+	/* IBTA 9.4.5: an atomic operates on exactly 8 bytes. */
+	if (sroce_wqe_is_atomic(hdr.wr.opcode) && wqe->length != sizeof(u64)) {
+		status = IB_WC_LOC_LEN_ERR;
+		goto bad;
+	}
+
+	wqe->status = IB_WC_SUCCESS;
+	return IB_WC_SUCCESS;
+
+bad:
+	wqe->length = 0;
+	wqe->num_sge = 0;
+	wqe->inline_data = false;
+	wqe->status = status;
+	return status;
+}
+
+/**
+ * sroce_wqe_parse_recv() - copy and validate one receive WQE
+ * @wqe: filled in, with room for @max_sge SGEs
+ * @slot: the ring slot, a struct rxe_recv_wqe followed by @max_sge SGEs
+ * @max_sge: the RQ's SGE limit
+ *
+ * Return: 0, or -EINVAL when the SGE count or the total length is out of
+ * bounds.
+ */
+int sroce_wqe_parse_recv(struct sroce_rwqe *wqe, const void *slot, u32 max_sge)
+{
+	struct rxe_recv_wqe hdr;
+	u64 total = 0;
+	u32 i;
+
+	memcpy(&hdr, slot, sizeof(hdr));
+	if (hdr.dma.num_sge > max_sge)
+		return -EINVAL;
+
+	wqe->wr_id = hdr.wr_id;
+	wqe->num_sge = hdr.dma.num_sge;
+	memcpy(wqe->sge, (const u8 *)slot + sizeof(hdr),
+	       wqe->num_sge * sizeof(struct ib_sge));
+	for (i = 0; i < wqe->num_sge; i++)
+		total += wqe->sge[i].length;
+	if (total > SROCE_MAX_MSG_LEN)
+		return -EINVAL;
+	wqe->length = total;
+	return 0;
+}
+
+u32 sroce_sq_fetch(struct sroce_qp *qp)
+{
+	struct sroce_sq *sq = &qp->sq;
+	struct sroce_queue *q = &sq->queue;
+	u32 mask = q->index_mask;
+	u32 prod, busy, avail, n, i;
+
+	lockdep_assert_held(&sq->lock);
+
+	/* Acquire: pairs with the producer's release; the slots are written. */
+	prod = smp_load_acquire(&q->buf->producer_index) & mask;
+	busy = (sq->head - q->index) & mask;
+	avail = (prod - q->index) & mask;
+	/*
+	 * A producer index moved back into WQEs already taken is garbage from
+	 * userspace: those slots are in use, take nothing until it is sane.
+	 */
+	if (avail < busy)
+		return 0;
+
+	n = avail - busy;
+	for (i = 0; i < n; i++) {
+		struct sroce_swqe *wqe = sroce_sq_wqe(qp, sq->head);
+
+		sroce_wqe_parse_send(wqe, q->buf->data +
+				     ((size_t)sq->head << q->log2_elem_size),
+				     qp->ibqp.qp_type, sq->max_sge,
+				     sq->max_inline);
+		if (sq->sig_all)
+			wqe->send_flags |= IB_SEND_SIGNALED;
+		sq->head = (sq->head + 1) & mask;
+	}
+	return n;
+}
+
+int sroce_rq_fetch(struct sroce_qp *qp, struct sroce_rwqe *wqe)
+{
+	struct sroce_queue *q = &qp->rq.queue;
+
+	lockdep_assert_held(&qp->rq.lock);
+
+	if (!sroce_queue_count(q))
+		return -ENOENT;
+	return sroce_wqe_parse_recv(wqe, sroce_queue_consumer_slot(q),
+				    qp->rq.max_sge);
+}

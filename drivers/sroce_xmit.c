@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sending RoCEv2 packets for a QP (RoCEv2 Annex A17.4): the UDP header with
+ * the QP's entropy source port and destination port 4791, an IPv4 (DF,
+ * no options) or IPv6 header from the QP's address vector, the ICRC, and
+ * ip_local_out()/ip6_local_out(), so that the packets pass netfilter and
+ * the qdisc like any other traffic and tc can shape and mark them.
+ *
+ * A packet for an address of this host is not sent through lo: it is
+ * handed to sroce_recv() with the headers laid out as the UDP socket
+ * would deliver them. The receive path may answer (an ACK, a READ
+ * response) from inside that call, which would recurse and could meet
+ * locks its caller holds; so only the outermost loopback on a CPU
+ * delivers, and packets looped back from inside a delivery wait on a
+ * per-CPU list that it drains before returning (as the core does for
+ * dev_queue_xmit() recursion).
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+
+#include "sroce_counters.h"
+#include "sroce_dev.h"
+#include "sroce_icrc.h"
+#include "sroce_pkt.h"
+#include "sroce_qp.h"
+#include "sroce_recv.h"
+#include "sroce_xmit.h"
+
+/* Loopback packets waiting for the outermost delivery on this CPU. */
+struct sroce_xmit_lo {
+	struct sk_buff *head;
+	struct sk_buff *tail;
+	bool busy;		/* a delivery runs on this CPU */
+};
+
+/* Accessed with BH disabled only. */
+static DEFINE_PER_CPU(struct sroce_xmit_lo, sroce_xmit_lo);
+
+/* A looped-back packet remembers its device until it is delivered. */
+struct sroce_xmit_lo_cb {
+	struct sroce_dev *sdev;
+};
+
+static inline struct sroce_xmit_lo_cb *sroce_xmit_lo_cb(struct sk_buff *skb)
+{
+	return (struct sroce_xmit_lo_cb *)skb->cb;
+}
+
+static unsigned int sroce_xmit_l3_len(const struct sroce_qp *qp)
+{
+	return qp->av.family == AF_INET6 ? sizeof(struct ipv6hdr) :
+					   sizeof(struct iphdr);
+}
+
+struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
+				 unsigned int paylen, void **bth)
+{
+	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sroce_xmit_l3_len(qp) +
+			    sizeof(struct udphdr);
+	unsigned int pad = sroce_pkt_pad_bytes(paylen);
+	unsigned int len = hdr_len + paylen + pad;
+	struct sk_buff *skb;
+	u8 *p;
+
+	skb = alloc_skb(head + len + SROCE_ICRC_BYTES + ndev->needed_tailroom,
+			GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, head);
+	p = skb_put(skb, len);
+	memset(p + hdr_len + paylen, 0, pad);
+
+	skb->dev = ndev;
+	skb->protocol = qp->av.family == AF_INET6 ? htons(ETH_P_IPV6) :
+						    htons(ETH_P_IP);
+	skb->priority = rt_tos2priority(qp->av.traffic_class);
+	*bth = p;
+	return skb;
+}
+
+static void sroce_xmit_udp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct udphdr *uh;
+
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = htons(qp->av.sport);
+	uh->dest = htons(SROCE_UDP_PORT);
+	uh->len = htons(skb->len + SROCE_ICRC_BYTES);
+	/* RoCEv2 leaves it 0 over IPv6 too; the ICRC covers the packet. */
+	uh->check = 0;
+}
+
+static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct iphdr *iph;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) / 4;
+	iph->tos = qp->av.traffic_class;
+	iph->tot_len = htons(skb->len + SROCE_ICRC_BYTES);
+	/* DF set: id 0, as ip_select_ident() would choose without a socket. */
+	iph->id = 0;
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = qp->av.hop_limit ?: IPDEFTTL;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = qp->av.saddr.v4;
+	iph->daddr = qp->av.daddr.v4;
+	iph->check = 0;
+}
+
+static void sroce_xmit_ipv6(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct ipv6hdr *ip6h;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	/* Flow label 0 on the wire, as rdma_rxe: the UDP port is the entropy. */
+	ip6_flow_hdr(ip6h, qp->av.traffic_class, 0);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_BYTES);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = qp->av.hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
+	ip6h->saddr = qp->av.saddr.v6;
+	ip6h->daddr = qp->av.daddr.v6;
+}
+
+/* The route to the peer; *@local tells whether the peer is this host. */
+static struct dst_entry *sroce_xmit_route(struct sroce_qp *qp,
+					  struct net_device *ndev, bool *local)
+{
+	struct dst_entry *dst;
+
+	if (qp->av.family == AF_INET) {
+		struct flowi4 fl4 = {
+			.flowi4_oif = ndev->ifindex,
+			.flowi4_proto = IPPROTO_UDP,
+			.daddr = qp->av.daddr.v4,
+			.saddr = qp->av.saddr.v4,
+		};
+		struct rtable *rt;
+
+		rt = ip_route_output_key(dev_net(ndev), &fl4);
+		if (IS_ERR(rt))
+			return ERR_CAST(rt);
+		*local = rt->rt_type == RTN_LOCAL;
+		dst = &rt->dst;
+	} else {
+		struct flowi6 fl6 = {
+			.flowi6_oif = ndev->ifindex,
+			.flowi6_proto = IPPROTO_UDP,
+			.daddr = qp->av.daddr.v6,
+			.saddr = qp->av.saddr.v6,
+		};
+
+		dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6,
+						      NULL);
+		if (IS_ERR(dst))
+			return dst;
+		*local = !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
+	}
+	*local = *local || (dst->dev->flags & IFF_LOOPBACK);
+	return dst;
+}
+
+/* Hand a finished packet to sroce_recv() as if it had arrived. */
+static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sroce_xmit_lo *lo;
+
+	/* sroce_recv() wants skb->data at the UDP header, len the UDP length. */
+	skb_pull(skb, skb_transport_offset(skb));
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	skb->dev = sdev->ndev;
+	memset(skb->cb, 0, sizeof(skb->cb));
+	sroce_xmit_lo_cb(skb)->sdev = sdev;
+	skb->next = NULL;
+
+	local_bh_disable();
+	lo = this_cpu_ptr(&sroce_xmit_lo);
+	if (lo->tail)
+		lo->tail->next = skb;
+	else
+		lo->head = skb;
+	lo->tail = skb;
+
+	if (!lo->busy) {
+		lo->busy = true;
+		while ((skb = lo->head)) {
+			lo->head = skb->next;
+			if (!lo->head)
+				lo->tail = NULL;
+			skb->next = NULL;
+			sdev = sroce_xmit_lo_cb(skb)->sdev;
+			memset(skb->cb, 0, sizeof(skb->cb));
+			sroce_recv(sdev, skb);
+		}
+		lo->busy = false;
+	}
+	local_bh_enable();
+}
+
+int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	struct net *net = dev_net(sdev->ndev);
+	struct dst_entry *dst;
+	bool local = false;
+	int err;
+
+	sroce_xmit_udp(qp, skb);
+	if (qp->av.family == AF_INET6)
+		sroce_xmit_ipv6(qp, skb);
+	else
+		sroce_xmit_ipv4(qp, skb);
+	skb_put(skb, SROCE_ICRC_BYTES);
+	if (sroce_icrc_append(skb->data, skb->len - SROCE_ICRC_BYTES)) {
+		kfree_skb(skb);
+		return -EINVAL;
+	}
+	if (qp->av.family == AF_INET)
+		ip_send_check(ip_hdr(skb));
+
+	dst = sroce_xmit_route(qp, sdev->ndev, &local);
+	if (IS_ERR(dst)) {
+		/* No route is a loss: the retransmit timer deals with it. */
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	sroce_counter_inc(&sdev->counters, SROCE_CNT_SENT_PKTS);
+
+	if (local) {
+		dst_release(dst);
+		sroce_xmit_loop(sdev, skb);
+		return 0;
+	}
+
+	skb_dst_set(skb, dst);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	if (qp->av.family == AF_INET6)
+		err = ip6_local_out(net, NULL, skb);
+	else
+		err = ip_local_out(net, NULL, skb);
+	/* NET_XMIT_CN still queued the packet; anything else did not. */
+	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}

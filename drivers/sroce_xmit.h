@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sending RoCEv2 packets for a QP: skb allocation with room for every
+ * header, IP/UDP encapsulation from the QP's address vector, ICRC, and the
+ * hand-off to the IP stack (or straight to sroce_recv() when the
+ * destination is this host).
+ */
+#ifndef _SROCE_XMIT_H
+#define _SROCE_XMIT_H
+
+#include <linux/types.h>
+
+struct sk_buff;
+struct sroce_qp;
+
+/*
+ * sroce_xmit_alloc() - an skb for one packet of @qp: @hdr_len bytes of
+ * transport headers (BTH and extension headers) followed by @paylen bytes
+ * of payload, the pad and room for the ICRC. Returns the skb with *@bth
+ * pointing at the transport headers, or NULL. Context: any.
+ */
+struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
+				 unsigned int paylen, void **bth);
+
+/*
+ * sroce_xmit() - add UDP and IP headers and the ICRC and send. Consumes
+ * @skb. Returns 0, or -ENOBUFS when the local stack dropped it (qdisc
+ * full): callers treat that as back-pressure and retry, never as loss.
+ */
+int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+
+#endif /* _SROCE_XMIT_H */

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for memory region checks: the overflow-safe range check and
+ * the access check every lookup applies, then key lookup, the SGE copy
+ * cursor and atomics end to end on DMA MRs over kernel buffers (bad keys,
+ * wrong PD, missing rights, short SGE lists, deregistered MRs).
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "sroce_dev.h"
+#include "sroce_mr.h"
+
+static void range_inside(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1000, 0x1000));
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1800, 0x800));
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1fff, 1));
+	/* Zero-length accesses at either end. */
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1000, 0));
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0x1000, 0x1000, 0x2000, 0));
+	/* A DMA MR covers the whole address space but its last byte. */
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0, U64_MAX, 0, U64_MAX));
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(0, U64_MAX, U64_MAX - 8, 8));
+}
+
+static void range_outside(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0xfff, 1));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0xfff, 0x1000));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1801, 0x800));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0x2000, 1));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0x2001, 0));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1000, 0x1001));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0, 0x1000, 1));
+}
+
+/* Values whose naive sums wrap around 2^64 and land inside the MR. */
+static void range_overflow(struct kunit *test)
+{
+	/* iova + len wraps to 0x1000. */
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1800,
+						      U64_MAX - 0x7ff));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, U64_MAX, 2));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0x1000, 0x1000, 0x1000,
+						      U64_MAX));
+	/* An MR at the top of the address space. */
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_range(U64_MAX - 0xff, 0x100,
+						     U64_MAX - 0xff, 0x100));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(U64_MAX - 0xff, 0x100,
+						      U64_MAX - 7, 16));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0, U64_MAX, 1, U64_MAX));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_range(0, U64_MAX, U64_MAX, 1));
+}
+
+static void access_flags(struct kunit *test)
+{
+	/* Local reads need no right at all. */
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_access(0, 0));
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_access(IB_ACCESS_LOCAL_WRITE,
+						      IB_ACCESS_LOCAL_WRITE));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_access(IB_ACCESS_REMOTE_READ,
+						       IB_ACCESS_LOCAL_WRITE));
+	KUNIT_EXPECT_TRUE(test, sroce_mr_check_access(IB_ACCESS_LOCAL_WRITE |
+						      IB_ACCESS_REMOTE_WRITE |
+						      IB_ACCESS_REMOTE_READ,
+						      IB_ACCESS_REMOTE_WRITE));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_access(IB_ACCESS_LOCAL_WRITE |
+						       IB_ACCESS_REMOTE_WRITE,
+						       IB_ACCESS_REMOTE_READ));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_access(IB_ACCESS_REMOTE_WRITE,
+						       IB_ACCESS_REMOTE_WRITE |
+						       IB_ACCESS_REMOTE_ATOMIC));
+	KUNIT_EXPECT_FALSE(test, sroce_mr_check_access(IB_ACCESS_LOCAL_WRITE,
+						       IB_ACCESS_REMOTE_ATOMIC));
+}
+
+/* A device with just what the MR code uses, and two PDs on it. */
+struct mr_test {
+	struct sroce_dev *sdev;
+	struct ib_pd pd, other_pd;
+};
+
+static int mr_test_init(struct kunit *test)
+{
+	struct mr_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->sdev = kunit_kzalloc(test, sizeof(*t->sdev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->sdev);
+	t->sdev->attr.max_mr = 16;
+	sroce_mr_init(t->sdev);
+	t->pd.device = &t->sdev->ibdev;
+	t->other_pd.device = &t->sdev->ibdev;
+	test->priv = t;
+	return 0;
+}
+
+static void mr_test_exit(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+
+	sroce_mr_cleanup(t->sdev);
+}
+
+static struct sroce_mr *dma_mr(struct kunit *test, struct ib_pd *pd,
+			       int access)
+{
+	struct ib_mr *ibmr = sroce_get_dma_mr(pd, access);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	/* What ib_get_dma_mr() fills in around the driver. */
+	ibmr->device = pd->device;
+	ibmr->pd = pd;
+	return to_smr(ibmr);
+}
+
+static void keys_and_lookup(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+	struct sroce_mr *local, *remote, *got;
+
+	local = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE);
+	remote = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+			IB_ACCESS_REMOTE_WRITE);
+	KUNIT_EXPECT_EQ(test, local->ibmr.lkey >> 8, 1U);
+	KUNIT_EXPECT_EQ(test, remote->ibmr.lkey >> 8, 2U);
+	/* No remote right, no rkey. */
+	KUNIT_EXPECT_EQ(test, local->ibmr.rkey, 0U);
+	KUNIT_EXPECT_EQ(test, remote->ibmr.rkey, remote->ibmr.lkey);
+
+	got = sroce_mr_get(t->sdev, &t->pd, local->ibmr.lkey, false,
+			   IB_ACCESS_LOCAL_WRITE, 0x1000, 8);
+	KUNIT_EXPECT_PTR_EQ(test, got, local);
+	if (got)
+		sroce_mr_put(got);
+	/* Remote lookups need the rkey and the remote right. */
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, local->ibmr.lkey,
+					     true, 0, 0x1000, 8));
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, 0, true, 0,
+					     0x1000, 8));
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, remote->ibmr.rkey,
+					     true, IB_ACCESS_REMOTE_READ,
+					     0x1000, 8));
+	got = sroce_mr_get(t->sdev, &t->pd, remote->ibmr.rkey, true,
+			   IB_ACCESS_REMOTE_WRITE, 0x1000, 8);
+	KUNIT_EXPECT_PTR_EQ(test, got, remote);
+	if (got)
+		sroce_mr_put(got);
+	/* Right index, wrong random byte; wrong PD; out of range. */
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd,
+					     local->ibmr.lkey ^ 0x80, false, 0,
+					     0x1000, 8));
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->other_pd,
+					     local->ibmr.lkey, false, 0,
+					     0x1000, 8));
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, local->ibmr.lkey,
+					     false, 0, U64_MAX - 4, 8));
+
+	/* Deregistered: the key names nothing any more. */
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&local->ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&remote->ibmr, NULL), 0);
+	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd,
+					     remote->ibmr.lkey, false, 0,
+					     0x1000, 8));
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->num_mrs), 0);
+}
+
+static void sge_copy_gathers_and_scatters(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+	struct sroce_mr *ro, *rw;
+	struct sroce_sge_cursor c;
+	struct ib_sge sge[3];
+	u8 *src, *dst, out[24];
+	u32 i;
+
+	src = kunit_kzalloc(test, 16, GFP_KERNEL);
+	dst = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	KUNIT_ASSERT_NOT_NULL(test, dst);
+	for (i = 0; i < 16; i++)
+		src[i] = i + 1;
+	ro = dma_mr(test, &t->pd, 0);
+	rw = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE);
+
+	sge[0] = (struct ib_sge){ .addr = (uintptr_t)src, .length = 10,
+				  .lkey = ro->ibmr.lkey };
+	sge[1] = (struct ib_sge){ .addr = 0, .length = 0, .lkey = 0 };
+	sge[2] = (struct ib_sge){ .addr = (uintptr_t)src + 10, .length = 6,
+				  .lkey = ro->ibmr.lkey };
+
+	/* Gather in two pieces across the SGE boundary and the empty SGE. */
+	sroce_sge_cursor_init(&c, sge, 3);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->pd, &c, out, 7, 0,
+					     SROCE_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->pd, &c, out + 7, 9, 0,
+					     SROCE_FROM_MR), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(out, src, 16), 0);
+	KUNIT_EXPECT_EQ(test, c.cur, 2U);
+	KUNIT_EXPECT_EQ(test, c.offset, 6U);
+
+	/* One byte past the list: LOC_LEN_ERR, cursor unmoved. */
+	sroce_sge_cursor_init(&c, sge, 3);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->pd, &c, out, 17, 0,
+					     SROCE_FROM_MR), -EINVAL);
+	KUNIT_EXPECT_EQ(test, c.cur, 0U);
+	KUNIT_EXPECT_EQ(test, c.offset, 0U);
+
+	/* Scattering into a read-only MR is refused before a byte moves. */
+	sroce_sge_cursor_init(&c, sge, 1);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->pd, &c, out, 4,
+					     IB_ACCESS_LOCAL_WRITE,
+					     SROCE_TO_MR), -EFAULT);
+	KUNIT_EXPECT_EQ(test, src[0], 1);
+
+	/* Other PD, bad key. */
+	sroce_sge_cursor_init(&c, sge, 1);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->other_pd, &c, out, 4,
+					     0, SROCE_FROM_MR), -EFAULT);
+	sge[0].lkey ^= 0x100;
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->pd, &c, out, 4, 0,
+					     SROCE_FROM_MR), -EFAULT);
+
+	/* Scatter through the writable MR. */
+	sge[0] = (struct ib_sge){ .addr = (uintptr_t)dst, .length = 16,
+				  .lkey = rw->ibmr.lkey };
+	sroce_sge_cursor_init(&c, sge, 1);
+	KUNIT_EXPECT_EQ(test, sroce_sge_copy(t->sdev, &t->pd, &c, src, 16,
+					     IB_ACCESS_LOCAL_WRITE,
+					     SROCE_TO_MR), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(dst, src, 16), 0);
+
+	sroce_dereg_mr(&ro->ibmr, NULL);
+	sroce_dereg_mr(&rw->ibmr, NULL);
+}
+
+static void atomics(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+	struct sroce_mr *mr;
+	u64 *word, orig;
+
+	word = kunit_kzalloc(test, 2 * sizeof(*word), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, word);
+	mr = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+		    IB_ACCESS_REMOTE_ATOMIC);
+	word[1] = 40;
+
+	sroce_mr_atomic(mr, (uintptr_t)&word[1], false, 0, 2, &orig);
+	KUNIT_EXPECT_EQ(test, orig, 40ULL);
+	KUNIT_EXPECT_EQ(test, word[1], 42ULL);
+
+	/* Compare fails: nothing written. */
+	sroce_mr_atomic(mr, (uintptr_t)&word[1], true, 41, 7, &orig);
+	KUNIT_EXPECT_EQ(test, orig, 42ULL);
+	KUNIT_EXPECT_EQ(test, word[1], 42ULL);
+
+	sroce_mr_atomic(mr, (uintptr_t)&word[1], true, 42, 7, &orig);
+	KUNIT_EXPECT_EQ(test, orig, 42ULL);
+	KUNIT_EXPECT_EQ(test, word[1], 7ULL);
+	KUNIT_EXPECT_EQ(test, word[0], 0ULL);
+
+	/* Add wraps modulo 2^64 (IBTA 9.4.5). */
+	word[0] = U64_MAX;
+	sroce_mr_atomic(mr, (uintptr_t)&word[0], false, 0, 3, &orig);
+	KUNIT_EXPECT_EQ(test, orig, U64_MAX);
+	KUNIT_EXPECT_EQ(test, word[0], 2ULL);
+
+	sroce_dereg_mr(&mr->ibmr, NULL);
+}
+
+static struct kunit_case sroce_mr_cases[] = {
+	KUNIT_CASE(range_inside),
+	KUNIT_CASE(range_outside),
+	KUNIT_CASE(range_overflow),
+	KUNIT_CASE(access_flags),
+	KUNIT_CASE(keys_and_lookup),
+	KUNIT_CASE(sge_copy_gathers_and_scatters),
+	KUNIT_CASE(atomics),
+	{}
+};
+
+static struct kunit_suite sroce_mr_suite = {
+	.name		= "sroce_mr",
+	.init		= mr_test_init,
+	.exit		= mr_test_exit,
+	.test_cases	= sroce_mr_cases,
+};
+
+kunit_test_suites(&sroce_mr_suite);

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the responder's decisions: PSN classes and the
+ * NAK-once rule, opcode sequences, access and length checks and the NAK
+ * each earns, AETH syndromes on the wire, READ response segmentation, and
+ * the READ/ATOMIC replay ring that keeps atomics from running twice.
+ */
+#include <kunit/test.h>
+#include <linux/kernel.h>
+
+#include "sroce_pkt.h"
+#include "sroce_resp.h"
+
+static u16 opflags(u8 opcode)
+{
+	return sroce_opcode_info(opcode)->flags;
+}
+
+static void psn_expected(struct kunit *test)
+{
+	bool nak_sent = true;
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(100, 100, &nak_sent),
+			SROCE_RESP_PSN_EXECUTE);
+	/* The expected PSN ends the silence after a NAK. */
+	KUNIT_EXPECT_FALSE(test, nak_sent);
+}
+
+static void psn_duplicate(struct kunit *test)
+{
+	bool nak_sent = false;
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(99, 100, &nak_sent),
+			SROCE_RESP_PSN_DUPLICATE);
+	/* The far end of the window behind ePSN: 2^23 back. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(0x800064, 100, &nak_sent),
+			SROCE_RESP_PSN_DUPLICATE);
+	/* Across the 24-bit wrap. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(0xffffff, 0, &nak_sent),
+			SROCE_RESP_PSN_DUPLICATE);
+	KUNIT_EXPECT_FALSE(test, nak_sent);
+	/* A duplicate does not end the silence either. */
+	nak_sent = true;
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(99, 100, &nak_sent),
+			SROCE_RESP_PSN_DUPLICATE);
+	KUNIT_EXPECT_TRUE(test, nak_sent);
+}
+
+static void psn_out_of_sequence(struct kunit *test)
+{
+	bool nak_sent = false;
+
+	/* The first packet ahead earns one NAK... */
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(101, 100, &nak_sent),
+			SROCE_RESP_PSN_NAK_SEQ);
+	KUNIT_EXPECT_TRUE(test, nak_sent);
+	/* ...the next ones silence, until the expected one comes. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(102, 100, &nak_sent),
+			SROCE_RESP_PSN_DROP);
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(0x800063, 100, &nak_sent),
+			SROCE_RESP_PSN_DROP);
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(100, 100, &nak_sent),
+			SROCE_RESP_PSN_EXECUTE);
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(102, 101, &nak_sent),
+			SROCE_RESP_PSN_NAK_SEQ);
+
+	/* Ahead across the wrap. */
+	nak_sent = false;
+	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(0, 0xffffff, &nak_sent),
+			SROCE_RESP_PSN_NAK_SEQ);
+}
+
+static void opseq(struct kunit *test)
+{
+	static const u8 starts[] = {
+		SROCE_OP_RC_SEND_FIRST, SROCE_OP_RC_SEND_ONLY,
+		SROCE_OP_RC_SEND_ONLY_WITH_IMM, SROCE_OP_RC_RDMA_WRITE_FIRST,
+		SROCE_OP_RC_RDMA_WRITE_ONLY, SROCE_OP_RC_RDMA_READ_REQUEST,
+		SROCE_OP_RC_COMPARE_SWAP, SROCE_OP_RC_FETCH_ADD,
+	};
+	static const u8 sends[] = {
+		SROCE_OP_RC_SEND_MIDDLE, SROCE_OP_RC_SEND_LAST,
+		SROCE_OP_RC_SEND_LAST_WITH_IMM, SROCE_OP_RC_SEND_LAST_WITH_INV,
+	};
+	static const u8 writes[] = {
+		SROCE_OP_RC_RDMA_WRITE_MIDDLE, SROCE_OP_RC_RDMA_WRITE_LAST,
+		SROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMM,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		u16 f = opflags(starts[i]);
+
+		/* A new message may start only between messages. */
+		KUNIT_EXPECT_TRUE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_NONE, f));
+		KUNIT_EXPECT_FALSE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_SEND, f));
+		KUNIT_EXPECT_FALSE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_WRITE, f));
+	}
+	for (i = 0; i < ARRAY_SIZE(sends); i++) {
+		u16 f = opflags(sends[i]);
+
+		/* MIDDLE or LAST without FIRST, or of another message. */
+		KUNIT_EXPECT_FALSE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_NONE, f));
+		KUNIT_EXPECT_TRUE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_SEND, f));
+		KUNIT_EXPECT_FALSE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_WRITE, f));
+	}
+	for (i = 0; i < ARRAY_SIZE(writes); i++) {
+		u16 f = opflags(writes[i]);
+
+		KUNIT_EXPECT_FALSE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_NONE, f));
+		KUNIT_EXPECT_FALSE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_SEND, f));
+		KUNIT_EXPECT_TRUE(test, sroce_resp_opseq_ok(SROCE_RESP_MSG_WRITE, f));
+	}
+}
+
+static void access_checks(struct kunit *test)
+{
+	u16 wr = opflags(SROCE_OP_RC_RDMA_WRITE_FIRST);
+	u16 rd = opflags(SROCE_OP_RC_RDMA_READ_REQUEST);
+	u16 cs = opflags(SROCE_OP_RC_COMPARE_SWAP);
+	u16 fa = opflags(SROCE_OP_RC_FETCH_ADD);
+	int all = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+		  IB_ACCESS_REMOTE_ATOMIC;
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(wr, all, 0x1000, 4096), 0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, 0x1000, 4096), 0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(cs, all, 0x1000, 8), 0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(fa, all, 0x1008, 8), 0);
+
+	/* The QP does not grant the operation: remote access error. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(wr, all & ~IB_ACCESS_REMOTE_WRITE,
+						    0x1000, 4096),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, IB_ACCESS_REMOTE_WRITE,
+						    0x1000, 4096),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(fa, IB_ACCESS_REMOTE_READ,
+						    0x1000, 8),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+
+	/* A misaligned atomic: invalid request. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(cs, all, 0x1004, 8),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(fa, all, 0x1001, 8),
+			SROCE_AETH_NAK_INVALID_REQ);
+
+	/* A range that wraps the address space. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(wr, all, ~0ULL - 10, 12),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, ~0ULL - 10, 11), 0);
+	/* Zero length names no memory at all. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, ~0ULL, 0), 0);
+
+	/* Longer than a message can be (2^31). */
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, 0, 0x80000000u), 0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, 0, 0x80000001u),
+			SROCE_AETH_NAK_INVALID_REQ);
+}
+
+static void lengths(struct kunit *test)
+{
+	u16 sf = opflags(SROCE_OP_RC_SEND_FIRST);
+	u16 sm = opflags(SROCE_OP_RC_SEND_MIDDLE);
+	u16 sl = opflags(SROCE_OP_RC_SEND_LAST);
+	u16 so = opflags(SROCE_OP_RC_SEND_ONLY);
+	u16 wf = opflags(SROCE_OP_RC_RDMA_WRITE_FIRST);
+	u16 wm = opflags(SROCE_OP_RC_RDMA_WRITE_MIDDLE);
+	u16 wl = opflags(SROCE_OP_RC_RDMA_WRITE_LAST_WITH_IMM);
+	u16 wo = opflags(SROCE_OP_RC_RDMA_WRITE_ONLY);
+
+	KUNIT_EXPECT_TRUE(test, sroce_resp_send_len_ok(sf, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_send_len_ok(sf, 1020, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_send_len_ok(sm, 2048, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_send_len_ok(sl, 1, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_send_len_ok(so, 0, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_send_len_ok(so, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_send_len_ok(so, 1025, 1024));
+
+	/* 3000 bytes at MTU 1024: 1024 + 1024 + 952. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_write_len_ok(wf, 3000, 1024, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_write_len_ok(wm, 1976, 1024, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_write_len_ok(wl, 952, 952, 1024));
+	/* The last packet must carry exactly what remains. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wl, 952, 948, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wl, 952, 956, 1024));
+	/* A MIDDLE may not reach or pass the end of the DMA length. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wm, 1024, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wm, 500, 1024, 1024));
+	/* A FIRST must be a full MTU. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wf, 3000, 512, 1024));
+	/* ONLY: the whole DMA length, at most one MTU. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_write_len_ok(wo, 0, 0, 1024));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_write_len_ok(wo, 1024, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wo, 2048, 1024, 1024));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wo, 4, 8, 1024));
+}
+
+static void read_segmentation(struct kunit *test)
+{
+	/* 10000 bytes at 4096: FIRST, MIDDLE, LAST. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(true, 10000, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_FIRST);
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(false, 5904, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE);
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(false, 1808, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_LAST);
+	/* One MTU or less, and zero bytes: ONLY. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(true, 4096, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_ONLY);
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(true, 0, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_ONLY);
+	/* A replay from inside the response continues it. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(false, 8192, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE);
+	KUNIT_EXPECT_EQ(test, sroce_resp_read_opcode(false, 100, 4096),
+			SROCE_OP_RC_RDMA_READ_RESPONSE_LAST);
+}
+
+static void expect_aeth(struct kunit *test, u8 syndrome, u32 msn,
+			u8 b0, u8 b1, u8 b2, u8 b3)
+{
+	struct sroce_aeth aeth;
+	const u8 *p = (const u8 *)&aeth;
+
+	sroce_aeth_set(&aeth, syndrome, msn);
+	KUNIT_EXPECT_EQ(test, p[0], b0);
+	KUNIT_EXPECT_EQ(test, p[1], b1);
+	KUNIT_EXPECT_EQ(test, p[2], b2);
+	KUNIT_EXPECT_EQ(test, p[3], b3);
+}
+
+static void aeth_encode(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_resp_syndrome_ack(), 0x1f);
+	KUNIT_EXPECT_EQ(test, sroce_resp_syndrome_rnr(14), 0x2e);
+	KUNIT_EXPECT_EQ(test, sroce_resp_syndrome_rnr(0), 0x20);
+	/* The timer code is 5 bits; nothing leaks into the type. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_syndrome_rnr(0xff), 0x3f);
+	KUNIT_EXPECT_EQ(test,
+			sroce_resp_syndrome_nak(SROCE_AETH_NAK_PSN_SEQ_ERR), 0x60);
+	KUNIT_EXPECT_EQ(test,
+			sroce_resp_syndrome_nak(SROCE_AETH_NAK_INVALID_REQ), 0x61);
+	KUNIT_EXPECT_EQ(test,
+			sroce_resp_syndrome_nak(SROCE_AETH_NAK_REM_ACCESS_ERR), 0x62);
+	KUNIT_EXPECT_EQ(test,
+			sroce_resp_syndrome_nak(SROCE_AETH_NAK_REM_OP_ERR), 0x63);
+
+	/* On the wire: syndrome, then the 24-bit MSN, big-endian. */
+	expect_aeth(test, sroce_resp_syndrome_ack(), 5, 0x1f, 0x00, 0x00, 0x05);
+	expect_aeth(test, sroce_resp_syndrome_ack(), 0x1234567,
+		    0x1f, 0x23, 0x45, 0x67);
+	expect_aeth(test, sroce_resp_syndrome_rnr(14), 0xabcdef,
+		    0x2e, 0xab, 0xcd, 0xef);
+	expect_aeth(test, sroce_resp_syndrome_nak(SROCE_AETH_NAK_REM_ACCESS_ERR),
+		    1, 0x62, 0x00, 0x00, 0x01);
+}
+
+static void replay_ring(struct kunit *test)
+{
+	struct sroce_resp_res *ring, *a, *b, *c;
+	u32 head = 0;
+
+	ring = kunit_kcalloc(test, SROCE_RESP_MAX_RES, sizeof(*ring),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+
+	/* max_dest_rd_atomic 0: no resources at all. */
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_alloc(ring, &head, 0));
+
+	a = sroce_resp_res_alloc(ring, &head, 2);
+	a->type = SROCE_RESP_RES_ATOMIC;
+	a->first_psn = 10;
+	a->last_psn = 10;
+	a->orig = 0x1122334455667788ULL;
+	b = sroce_resp_res_alloc(ring, &head, 2);
+	b->type = SROCE_RESP_RES_READ;
+	b->first_psn = 0xfffffe;	/* a READ across the PSN wrap */
+	b->last_psn = 0x000001;
+	KUNIT_EXPECT_PTR_EQ(test, a, &ring[0]);
+	KUNIT_EXPECT_PTR_EQ(test, b, &ring[1]);
+
+	/* The duplicate ATOMIC is answered with the saved value... */
+	KUNIT_EXPECT_PTR_EQ(test,
+			    sroce_resp_res_find(ring, 10, SROCE_RESP_RES_ATOMIC),
+			    a);
+	KUNIT_EXPECT_EQ(test, a->orig, 0x1122334455667788ULL);
+	/* ...and only an ATOMIC at its PSN matches it. */
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 11,
+						    SROCE_RESP_RES_ATOMIC));
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 10,
+						    SROCE_RESP_RES_READ));
+
+	KUNIT_EXPECT_PTR_EQ(test,
+			    sroce_resp_res_find(ring, 0xffffff, SROCE_RESP_RES_READ),
+			    b);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    sroce_resp_res_find(ring, 0x000001, SROCE_RESP_RES_READ),
+			    b);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0x000002,
+						    SROCE_RESP_RES_READ));
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xfffffd,
+						    SROCE_RESP_RES_READ));
+
+	/* The window is 2: a third request recycles the oldest, cleared. */
+	c = sroce_resp_res_alloc(ring, &head, 2);
+	KUNIT_EXPECT_PTR_EQ(test, c, a);
+	KUNIT_EXPECT_EQ(test, c->type, SROCE_RESP_RES_FREE);
+	KUNIT_EXPECT_EQ(test, c->orig, 0ULL);
+	/* A duplicate of a forgotten ATOMIC is dropped, never re-executed. */
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 10,
+						    SROCE_RESP_RES_ATOMIC));
+
+	/* A window that shrank below the head starts over at 0. */
+	head = 5;
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 3),
+			    &ring[0]);
+	KUNIT_EXPECT_EQ(test, head, 1U);
+	/* A window beyond the ring's capacity is capped by it. */
+	head = SROCE_RESP_MAX_RES - 1;
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 1000),
+			    &ring[SROCE_RESP_MAX_RES - 1]);
+	KUNIT_EXPECT_EQ(test, head, 0U);
+}
+
+static void read_replay(struct kunit *test)
+{
+	const struct sroce_resp_res res = {
+		.type = SROCE_RESP_RES_READ,
+		.rkey = 0x1234,
+		.va = 0x10000,
+		.length = 8192,
+	};
+
+	KUNIT_EXPECT_TRUE(test, sroce_resp_read_replay_ok(&res, 0x10000, 0x1234, 8192));
+	/* The rest of it, from the second packet at MTU 4096. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_read_replay_ok(&res, 0x11000, 0x1234, 4096));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_read_replay_ok(&res, 0x12000, 0x1234, 0));
+	/* Another key, before it, past its end. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_replay_ok(&res, 0x10000, 0x1235, 8192));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_replay_ok(&res, 0xf000, 0x1234, 4096));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_replay_ok(&res, 0x11000, 0x1234, 4097));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_replay_ok(&res, 0x12001, 0x1234, 0));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_replay_ok(&res, ~0ULL, 0x1234, 2));
+}
+
+static struct kunit_case sroce_resp_cases[] = {
+	KUNIT_CASE(psn_expected),
+	KUNIT_CASE(psn_duplicate),
+	KUNIT_CASE(psn_out_of_sequence),
+	KUNIT_CASE(opseq),
+	KUNIT_CASE(access_checks),
+	KUNIT_CASE(lengths),
+	KUNIT_CASE(read_segmentation),
+	KUNIT_CASE(aeth_encode),
+	KUNIT_CASE(replay_ring),
+	KUNIT_CASE(read_replay),
+	{}
+};
+
+static struct kunit_suite sroce_resp_suite = {
+	.name = "sroce_resp",
+	.test_cases = sroce_resp_cases,
+};
+
+kunit_test_suite(sroce_resp_suite);

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for copying work requests out of the rxe rings: valid send
+ * and receive WQEs as the v44 provider writes them (including its
+ * multi-SGE length bug and its inline SGE count), and hostile ones (bad or
+ * disallowed opcodes, SGE counts, inline and total lengths, garbage in the
+ * scratch fields, a producer index moved backwards).
+ */
+#include <kunit/test.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#include "sroce_qp.h"
+
+#define TEST_MAX_SGE		4
+#define TEST_MAX_INLINE		64
+#define TEST_ROOM		TEST_MAX_INLINE	/* max(4 * 16, 64) */
+#define TEST_WR_ID		0x1122334455667788ULL
+#define TEST_VA			0x0123456789abcdefULL
+#define TEST_IOVA		0x7777000077770000ULL
+#define TEST_RKEY		0x89abcdef
+#define TEST_COMPARE		0x2122232425262728ULL
+#define TEST_SWAP		0x3132333435363738ULL
+
+struct wqe_test {
+	struct rxe_send_wqe *slot;	/* followed by TEST_ROOM bytes */
+	struct sroce_swqe *wqe;		/* followed by TEST_ROOM bytes */
+};
+
+static int wqe_test_init(struct kunit *test)
+{
+	struct wqe_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->slot = kunit_kzalloc(test, sizeof(*t->slot) + TEST_ROOM, GFP_KERNEL);
+	t->wqe = kunit_kzalloc(test, sizeof(*t->wqe) + TEST_ROOM, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->slot);
+	KUNIT_ASSERT_NOT_NULL(test, t->wqe);
+	test->priv = t;
+	return 0;
+}
+
+static void set_sge(struct rxe_send_wqe *w, u32 i, u64 addr, u32 len, u32 lkey)
+{
+	w->dma.sge[i].addr = addr;
+	w->dma.sge[i].length = len;
+	w->dma.sge[i].lkey = lkey;
+}
+
+static enum ib_wc_status parse(struct wqe_test *t, enum ib_qp_type type)
+{
+	return sroce_wqe_parse_send(t->wqe, t->slot, type, TEST_MAX_SGE,
+				    TEST_MAX_INLINE);
+}
+
+static void expect_rejected(struct kunit *test, struct wqe_test *t,
+			    enum ib_qp_type type, enum ib_wc_status want)
+{
+	KUNIT_EXPECT_EQ(test, parse(t, type), want);
+	KUNIT_EXPECT_EQ(test, t->wqe->status, want);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 0U);
+	KUNIT_EXPECT_EQ(test, t->wqe->num_sge, 0U);
+	KUNIT_EXPECT_FALSE(test, t->wqe->inline_data);
+	KUNIT_EXPECT_EQ(test, t->wqe->wr_id, TEST_WR_ID);
+}
+
+static void send_with_two_sges(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_SEND_WITH_IMM;
+	w->wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
+	w->wr.ex.imm_data = cpu_to_be32(0xdeadbeef);
+	w->dma.num_sge = 2;
+	w->dma.length = 300;
+	set_sge(w, 0, 0x1000, 100, 0x101);
+	set_sge(w, 1, 0x2000, 200, 0x202);
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->wr_id, TEST_WR_ID);
+	KUNIT_EXPECT_EQ(test, t->wqe->opcode, IB_WR_SEND_WITH_IMM);
+	KUNIT_EXPECT_EQ(test, t->wqe->send_flags,
+			(u32)(IB_SEND_SIGNALED | IB_SEND_SOLICITED));
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(t->wqe->imm_data), 0xdeadbeefU);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 300U);
+	KUNIT_EXPECT_EQ(test, t->wqe->num_sge, 2U);
+	KUNIT_EXPECT_FALSE(test, t->wqe->inline_data);
+	KUNIT_EXPECT_EQ(test, t->wqe->sge[0].addr, 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, t->wqe->sge[0].length, 100U);
+	KUNIT_EXPECT_EQ(test, t->wqe->sge[0].lkey, 0x101U);
+	KUNIT_EXPECT_EQ(test, t->wqe->sge[1].addr, 0x2000ULL);
+	KUNIT_EXPECT_EQ(test, t->wqe->sge[1].length, 200U);
+	KUNIT_EXPECT_EQ(test, t->wqe->sge[1].lkey, 0x202U);
+}
+
+/* v44 wr_set_sge_list(): dma.length = num_sge * sge[0].length. */
+static void sge_sum_beats_provider_length(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_RDMA_WRITE;
+	w->dma.num_sge = 3;
+	w->dma.length = 3 * 10;
+	set_sge(w, 0, 0x1000, 10, 1);
+	set_sge(w, 1, 0x2000, 1000, 2);
+	set_sge(w, 2, 0x3000, 5, 3);
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 1015U);
+}
+
+/* What rdma_rxe kept in the WQE as working state means nothing here. */
+static void scratch_fields_are_ignored(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+	struct sroce_swqe *clean;
+
+	clean = kunit_kzalloc(test, sizeof(*clean) + TEST_ROOM, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, clean);
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_RDMA_WRITE;
+	w->wr.wr.rdma.remote_addr = TEST_VA;
+	w->wr.wr.rdma.rkey = TEST_RKEY;
+	w->dma.num_sge = 1;
+	set_sge(w, 0, 0x1000, 64, 7);
+	KUNIT_ASSERT_EQ(test, sroce_wqe_parse_send(clean, w, IB_QPT_RC,
+						   TEST_MAX_SGE,
+						   TEST_MAX_INLINE),
+			IB_WC_SUCCESS);
+
+	w->status = IB_WC_GENERAL_ERR;
+	w->state = 0xffffffff;
+	w->iova = TEST_IOVA;
+	w->mask = 0xffffffff;
+	w->first_psn = 0xffffff;
+	w->last_psn = 0x123;
+	w->ack_length = 0xffffffff;
+	w->has_rd_atomic = 0xffffffff;
+	w->dma.length = 0xffffffff;
+	w->dma.resid = 0xffffffff;
+	w->dma.cur_sge = 0xffffffff;
+	w->dma.sge_offset = 0xffffffff;
+	w->wr.wr.ud.av.port_num = 0xff;
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->remote_addr, TEST_VA);
+	KUNIT_EXPECT_EQ(test, t->wqe->rkey, (u32)TEST_RKEY);
+	KUNIT_EXPECT_EQ(test, memcmp(t->wqe, clean,
+				     sizeof(*clean) + sizeof(struct ib_sge)), 0);
+}
+
+/* The legacy post_send keeps the caller's SGE count in an inline WQE. */
+static void inline_send(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+	u32 i;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_SEND;
+	w->wr.send_flags = IB_SEND_INLINE;
+	w->dma.num_sge = 200;
+	w->dma.length = TEST_MAX_INLINE;
+	for (i = 0; i < TEST_MAX_INLINE; i++)
+		w->dma.inline_data[i] = i ^ 0x5a;
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_TRUE(test, t->wqe->inline_data);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, (u32)TEST_MAX_INLINE);
+	KUNIT_EXPECT_EQ(test, t->wqe->num_sge, 0U);
+	KUNIT_EXPECT_EQ(test, memcmp(t->wqe->inline_buf, w->dma.inline_data,
+				     TEST_MAX_INLINE), 0);
+}
+
+static void inline_too_long(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_RDMA_WRITE;
+	w->wr.send_flags = IB_SEND_INLINE;
+	w->dma.length = TEST_MAX_INLINE + 1;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+
+	w->dma.length = 0xffffffff;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+}
+
+static void inline_only_for_sends_and_writes(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.send_flags = IB_SEND_INLINE;
+	w->dma.length = 8;
+	w->wr.opcode = IB_WR_RDMA_READ;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+	w->wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+}
+
+static const u32 bad_rc_opcodes[] = {
+	IB_WR_LSO, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ_WITH_INV,
+	IB_WR_LOCAL_INV, IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
+	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD, IB_WR_BIND_MW,
+	15 /* IBV_WR_ATOMIC_WRITE, offered by provider v44 */,
+	IB_WR_REG_MR /* kernel only: would carry a kernel pointer */,
+	IB_WR_REG_MR_INTEGRITY, 31, 32, 0x7fffffff, 0xffffffff,
+};
+
+static void bad_opcodes_are_rejected(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+	u32 i;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->dma.num_sge = 1;
+	set_sge(w, 0, 0x1000, 8, 1);
+	for (i = 0; i < ARRAY_SIZE(bad_rc_opcodes); i++) {
+		w->wr.opcode = bad_rc_opcodes[i];
+		expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+		KUNIT_EXPECT_EQ(test, (u32)t->wqe->opcode, bad_rc_opcodes[i]);
+	}
+}
+
+static void opcode_allowed_per_qp_type(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+
+	w->wr.opcode = IB_WR_RDMA_READ;
+	expect_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
+	w->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+	expect_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
+	w->wr.opcode = IB_WR_RDMA_WRITE;
+	expect_rejected(test, t, IB_QPT_UD, IB_WC_LOC_QP_OP_ERR);
+	expect_rejected(test, t, IB_QPT_GSI, IB_WC_LOC_QP_OP_ERR);
+	w->wr.opcode = IB_WR_SEND;
+	expect_rejected(test, t, IB_QPT_XRC_INI, IB_WC_LOC_QP_OP_ERR);
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_UD), IB_WC_SUCCESS);
+	w->wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_UC), IB_WC_SUCCESS);
+	w->wr.opcode = IB_WR_RDMA_READ;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+
+	KUNIT_EXPECT_TRUE(test, sroce_wqe_opcode_ok(IB_QPT_RC,
+						    IB_WR_ATOMIC_FETCH_AND_ADD));
+	KUNIT_EXPECT_FALSE(test, sroce_wqe_opcode_ok(IB_QPT_RC, IB_WR_REG_MR));
+	KUNIT_EXPECT_FALSE(test, sroce_wqe_opcode_ok(IB_QPT_UD, IB_WR_RDMA_READ));
+}
+
+static void too_many_sges(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_SEND;
+	w->dma.num_sge = TEST_MAX_SGE + 1;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->dma.num_sge = 0xffffffff;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+
+	w->dma.num_sge = TEST_MAX_SGE;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->num_sge, (u32)TEST_MAX_SGE);
+}
+
+static void total_length_limits(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_RDMA_WRITE;
+	w->dma.num_sge = 4;
+	/* 4 * 0xffffffff: would wrap a u32 sum to a small value. */
+	set_sge(w, 0, 0, 0xffffffff, 1);
+	set_sge(w, 1, 0, 0xffffffff, 1);
+	set_sge(w, 2, 0, 0xffffffff, 1);
+	set_sge(w, 3, 0, 4, 1);
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+
+	/* IBTA's largest message, 2^31 bytes, is fine; one more is not. */
+	w->dma.num_sge = 2;
+	set_sge(w, 0, 0, 0x40000000, 1);
+	set_sge(w, 1, 0, 0x40000000, 1);
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 0x80000000U);
+	set_sge(w, 1, 0, 0x40000001, 1);
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+}
+
+static void atomics(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
+	w->wr.wr.atomic.remote_addr = TEST_VA;
+	w->wr.wr.atomic.compare_add = TEST_COMPARE;
+	w->wr.wr.atomic.swap = TEST_SWAP;
+	w->wr.wr.atomic.rkey = TEST_RKEY;
+	w->iova = TEST_IOVA;
+	w->dma.num_sge = 1;
+	w->dma.length = 8;
+	set_sge(w, 0, 0x1000, 8, 5);
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->remote_addr, TEST_VA);
+	KUNIT_EXPECT_EQ(test, t->wqe->compare_add, TEST_COMPARE);
+	KUNIT_EXPECT_EQ(test, t->wqe->swap, TEST_SWAP);
+	KUNIT_EXPECT_EQ(test, t->wqe->rkey, (u32)TEST_RKEY);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 8U);
+
+	/* IBTA 9.4.5: exactly 8 bytes, whatever dma.length claims. */
+	set_sge(w, 0, 0x1000, 4, 5);
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->dma.num_sge = 0;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	w->dma.num_sge = 2;
+	set_sge(w, 0, 0x1000, 4, 5);
+	set_sge(w, 1, 0x2000, 4, 5);
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+}
+
+/* The RDMA target comes from wr.rdma, not the iova scratch field. */
+static void rdma_target_from_wr(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_RDMA_READ;
+	w->wr.wr.rdma.remote_addr = TEST_VA;
+	w->wr.wr.rdma.rkey = TEST_RKEY;
+	w->iova = TEST_IOVA;
+	w->wr.send_flags = 0xfffffff0 | IB_SEND_FENCE;
+
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->remote_addr, TEST_VA);
+	KUNIT_EXPECT_EQ(test, t->wqe->rkey, (u32)TEST_RKEY);
+	/* Unknown flag bits are dropped. */
+	KUNIT_EXPECT_EQ(test, t->wqe->send_flags, (u32)IB_SEND_FENCE);
+}
+
+static void recv_wqes(struct kunit *test)
+{
+	struct rxe_recv_wqe *w;
+	struct sroce_rwqe *r;
+
+	w = kunit_kzalloc(test, sizeof(*w) + TEST_MAX_SGE * 16, GFP_KERNEL);
+	r = kunit_kzalloc(test, sizeof(*r) + TEST_MAX_SGE * 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+
+	w->wr_id = TEST_WR_ID;
+	w->dma.num_sge = 2;
+	w->dma.length = 0xffffffff;	/* ignored */
+	w->dma.resid = 0xffffffff;
+	w->dma.cur_sge = 0xffffffff;
+	w->dma.sge[0].addr = 0x1000;
+	w->dma.sge[0].length = 100;
+	w->dma.sge[0].lkey = 9;
+	w->dma.sge[1].addr = 0x2000;
+	w->dma.sge[1].length = 28;
+	w->dma.sge[1].lkey = 10;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_recv(r, w, TEST_MAX_SGE), 0);
+	KUNIT_EXPECT_EQ(test, r->wr_id, TEST_WR_ID);
+	KUNIT_EXPECT_EQ(test, r->num_sge, 2U);
+	KUNIT_EXPECT_EQ(test, r->length, 128U);
+	KUNIT_EXPECT_EQ(test, r->sge[1].addr, 0x2000ULL);
+	KUNIT_EXPECT_EQ(test, r->sge[1].lkey, 10U);
+
+	w->dma.num_sge = TEST_MAX_SGE + 1;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_recv(r, w, TEST_MAX_SGE), -EINVAL);
+	w->dma.num_sge = 0xffffffff;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_recv(r, w, TEST_MAX_SGE), -EINVAL);
+
+	w->dma.num_sge = 3;
+	w->dma.sge[0].length = 0xffffffff;
+	w->dma.sge[1].length = 0xffffffff;
+	w->dma.sge[2].length = 2;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_recv(r, w, TEST_MAX_SGE), -EINVAL);
+
+	w->dma.num_sge = 0;
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_recv(r, w, TEST_MAX_SGE), 0);
+	KUNIT_EXPECT_EQ(test, r->length, 0U);
+}
+
+/* A ring as create_qp builds it, driven through sroce_sq_fetch(). */
+static void sq_fetch_follows_the_producer(struct kunit *test)
+{
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	struct sroce_queue *q;
+	struct rxe_send_wqe *w;
+	u32 depth = 7, i, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->ibqp.qp_type = IB_QPT_RC;
+	spin_lock_init(&qp->sq.lock);
+	q = &qp->sq.queue;
+	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
+					       sizeof(*w) + TEST_ROOM,
+					       SROCE_QUEUE_FROM_USER), 0);
+	KUNIT_EXPECT_EQ(test, depth, 7U);
+	KUNIT_EXPECT_EQ(test, q->buf->index_mask, 7U);
+	KUNIT_EXPECT_EQ(test, q->buf->log2_elem_size, 9U);
+	qp->sq.max_sge = TEST_MAX_SGE;
+	qp->sq.max_inline = TEST_MAX_INLINE;
+	qp->sq.sig_all = true;
+	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
+	qp->sq.shadow = kunit_kcalloc(test, 8, qp->sq.shadow_elem_size,
+				      GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
+
+	for (i = 0; i < 3; i++) {
+		w = (void *)(q->buf->data + (i << q->log2_elem_size));
+		w->wr.wr_id = i;
+		w->wr.opcode = i == 1 ? IB_WR_REG_MR : IB_WR_SEND;
+	}
+	q->buf->producer_index = 3;
+
+	spin_lock(&qp->sq.lock);
+	n = sroce_sq_fetch(qp);
+	spin_unlock(&qp->sq.lock);
+	KUNIT_EXPECT_EQ(test, n, 3U);
+	KUNIT_EXPECT_EQ(test, qp->sq.head, 3U);
+	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 0)->wr_id, 0ULL);
+	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 0)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 0)->send_flags,
+			(u32)IB_SEND_SIGNALED);
+	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 1)->status, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 2)->wr_id, 2ULL);
+
+	/* Rewriting a slot already taken changes nothing in the copy. */
+	w = (void *)q->buf->data;
+	w->wr.opcode = IB_WR_REG_MR;
+	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 0)->status, IB_WC_SUCCESS);
+
+	/* A producer index moved back into taken WQEs is ignored ... */
+	q->buf->producer_index = 1;
+	spin_lock(&qp->sq.lock);
+	n = sroce_sq_fetch(qp);
+	spin_unlock(&qp->sq.lock);
+	KUNIT_EXPECT_EQ(test, n, 0U);
+	KUNIT_EXPECT_EQ(test, qp->sq.head, 3U);
+
+	/* ... and an unmasked one is masked. */
+	q->buf->producer_index = 0xfffffff8 | 4;
+	spin_lock(&qp->sq.lock);
+	n = sroce_sq_fetch(qp);
+	spin_unlock(&qp->sq.lock);
+	KUNIT_EXPECT_EQ(test, n, 1U);
+	KUNIT_EXPECT_EQ(test, qp->sq.head, 4U);
+
+	/* The completer retires two; the producer wraps around. */
+	sroce_queue_advance_consumer(q);
+	sroce_queue_advance_consumer(q);
+	KUNIT_EXPECT_EQ(test, q->buf->consumer_index, 2U);
+	q->buf->producer_index = 1;
+	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 7U);
+	spin_lock(&qp->sq.lock);
+	n = sroce_sq_fetch(qp);
+	spin_unlock(&qp->sq.lock);
+	KUNIT_EXPECT_EQ(test, n, 5U);
+	KUNIT_EXPECT_EQ(test, qp->sq.head, 1U);
+
+	sroce_queue_cleanup(q);
+}
+
+static struct kunit_case sroce_wqe_cases[] = {
+	KUNIT_CASE(send_with_two_sges),
+	KUNIT_CASE(sge_sum_beats_provider_length),
+	KUNIT_CASE(scratch_fields_are_ignored),
+	KUNIT_CASE(inline_send),
+	KUNIT_CASE(inline_too_long),
+	KUNIT_CASE(inline_only_for_sends_and_writes),
+	KUNIT_CASE(bad_opcodes_are_rejected),
+	KUNIT_CASE(opcode_allowed_per_qp_type),
+	KUNIT_CASE(too_many_sges),
+	KUNIT_CASE(total_length_limits),
+	KUNIT_CASE(atomics),
+	KUNIT_CASE(rdma_target_from_wr),
+	KUNIT_CASE(recv_wqes),
+	KUNIT_CASE(sq_fetch_follows_the_producer),
+	{}
+};
+
+static struct kunit_suite sroce_wqe_suite = {
+	.name		= "sroce_wqe",
+	.init		= wqe_test_init,
+	.test_cases	= sroce_wqe_cases,
+};
+
+kunit_test_suites(&sroce_wqe_suite);
