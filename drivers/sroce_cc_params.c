@@ -121,6 +121,23 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	SROCE_CC_PARAM(np_cnp_prio_mode, 0, 1, 0),
 	/* 802.1p PCP of CNPs (3 bits); [CX] CNP_802P_PRIO 6. */
 	SROCE_CC_PARAM(np_cnp_prio, 0, 7, 6),
+	/*
+	 * [SROCE] 1: data packets whose traffic class leaves the ECN field
+	 * 0 (Not-ECT) are sent ECT(0), so that a congested switch marks
+	 * them CE instead of dropping them (RFC 3168 section 5; DCQCN's CP
+	 * marks only ECN-capable packets). 0: the ECN field is the
+	 * application's, as rdma_rxe sends it. A ConnectX sends ECT when
+	 * its RP is enabled; sroce keeps the two separate so that a run
+	 * with DCQCN off can still carry marks, or none.
+	 */
+	SROCE_CC_PARAM(ecn_enable, 0, 1, 1),
+	/*
+	 * [SROCE] DSCP of data packets whose traffic class has DSCP 0 (a
+	 * non-zero DSCP from the AH or rdma_cm's ToS wins). Default 0, the
+	 * class rdma_rxe and a ConnectX without QoS setup send; NVIDIA's
+	 * lossy RoCE guides use 26.
+	 */
+	SROCE_CC_PARAM(roce_dscp, 0, 63, 0),
 };
 
 static const struct sroce_cc_param_desc *sroce_cc_param_find(const char *name)
@@ -144,8 +161,7 @@ void sroce_cc_params_init_defaults(struct sroce_cc_params *p)
 	unsigned int i;
 
 	/* Every field of the struct has exactly one table entry. */
-	BUILD_BUG_ON(ARRAY_SIZE(sroce_cc_param_table) !=
-		     sizeof(struct sroce_cc_params) / sizeof(u32));
+	BUILD_BUG_ON(ARRAY_SIZE(sroce_cc_param_table) != SROCE_CC_NUM_PARAMS);
 
 	for (i = 0; i < ARRAY_SIZE(sroce_cc_param_table); i++)
 		WRITE_ONCE(*sroce_cc_param_field(p, &sroce_cc_param_table[i]),

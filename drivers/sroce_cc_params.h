@@ -41,7 +41,14 @@ struct sroce_cc_params {
 	u32 np_cnp_dscp;		/* DSCP */
 	u32 np_cnp_prio_mode;		/* 0: use np_cnp_prio */
 	u32 np_cnp_prio;		/* 802.1p PCP */
+	/* Data packets (sroce's own; mlx5 has no cc_params file for them). */
+	u32 ecn_enable;			/* bool: send data packets ECT(0) */
+	u32 roce_dscp;			/* DSCP when the traffic class has none */
 };
+
+/* Number of parameters: every field above is one u32 table entry. */
+#define SROCE_CC_NUM_PARAMS \
+	(sizeof(struct sroce_cc_params) / sizeof(u32))
 
 /* Upper bound of every rate parameter: 400 Gb/s, the fastest ConnectX. */
 #define SROCE_CC_MAX_RATE_MBPS		400000U

@@ -30,6 +30,19 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded_err",
 	[SROCE_CNT_RNR_RETRY_EXCEEDED].name = "retry_rnr_exceeded_err",
 	[SROCE_CNT_COMP_DROPPED].name = "comp_dropped_pkts",
+	/*
+	 * mlx5's congestion counters (cong_cnts[]). A CNP that reaches a QP
+	 * is counted once, as handled or ignored (ignored: inside the
+	 * monitor period of the last cut, RP disabled for its priority, or
+	 * the QP cannot send); cc_rx_cnp_pkts (mlx5's optional per-port
+	 * counter) counts every CNP received, also those for no QP, so that
+	 * a sender's cc_rx_cnp_pkts matches its peers' np_cnp_sent.
+	 */
+	[SROCE_CNT_NP_ECN_MARKED].name = "np_ecn_marked_roce_packets",
+	[SROCE_CNT_NP_CNP_SENT].name = "np_cnp_sent",
+	[SROCE_CNT_RP_CNP_HANDLED].name = "rp_cnp_handled",
+	[SROCE_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
+	[SROCE_CNT_CC_RX_CNP].name = "cc_rx_cnp_pkts",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

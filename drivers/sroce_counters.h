@@ -33,6 +33,12 @@ enum sroce_counter {
 	SROCE_CNT_RETRY_EXCEEDED,
 	SROCE_CNT_RNR_RETRY_EXCEEDED,
 	SROCE_CNT_COMP_DROPPED,
+	/* ECN and DCQCN, under mlx5's names (drivers/infiniband/hw/mlx5/counters.c). */
+	SROCE_CNT_NP_ECN_MARKED,	/* CE-marked RoCE packets received */
+	SROCE_CNT_NP_CNP_SENT,		/* CNPs sent */
+	SROCE_CNT_RP_CNP_HANDLED,	/* CNPs that cut (or set) a QP's rate */
+	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs received that changed nothing */
+	SROCE_CNT_CC_RX_CNP,		/* every CNP received, before any check */
 	SROCE_NUM_COUNTERS
 };
 

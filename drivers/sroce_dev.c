@@ -25,6 +25,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "sroce_ah.h"
+#include "sroce_cc_sysfs.h"
 #include "sroce_counters.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
@@ -170,6 +171,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
 	.poll_cq = sroce_poll_cq,
+	.port_groups = sroce_cc_sysfs_port_groups,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.query_device = sroce_query_device,
@@ -315,6 +317,7 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
 	sroce_init_attr(sdev);
+	sroce_cc_params_init_defaults(&sdev->cc_params);
 
 	strscpy(sdev->ibdev.node_desc, SROCE_NODE_DESC,
 		sizeof(sdev->ibdev.node_desc));
@@ -386,6 +389,7 @@ int sroce_dev_init(void)
 {
 	int err;
 
+	sroce_cc_sysfs_init();
 	err = register_netdevice_notifier(&sroce_dev_netdev_notifier);
 	if (err)
 		return err;

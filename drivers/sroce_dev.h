@@ -10,6 +10,7 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce_cc_params.h"
 #include "sroce_counters.h"
 
 struct net_device;
@@ -57,6 +58,13 @@ struct sroce_dev {
 	u32 next_ah_num;
 
 	struct sroce_counters counters;
+
+	/*
+	 * DCQCN and ECN parameters, written through sysfs (sroce_cc_sysfs.c)
+	 * with WRITE_ONCE() at any time, read by the data path with
+	 * READ_ONCE(); no lock.
+	 */
+	struct sroce_cc_params cc_params;
 };
 
 static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)

@@ -227,7 +227,11 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 
 	sroce_req_init(qp);
-	sroce_resp_init(qp);
+	err = sroce_resp_init(qp);
+	if (err) {
+		sroce_req_cleanup(qp);
+		goto err_qpn;
+	}
 	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
 	return 0;
 
@@ -440,7 +444,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_resp_cleanup(qp);
 		sroce_qp_empty_queues(qp);
 		sroce_req_init(qp);
-		sroce_resp_init(qp);
+		/* On failure the responder stays stopped and drops requests. */
+		err = sroce_resp_init(qp);
 		break;
 	case IB_QPS_RTR:
 		sroce_resp_start(qp);

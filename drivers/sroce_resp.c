@@ -955,7 +955,8 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 				     resp->psn);
 		goto out;
 	case SROCE_RESP_PSN_DROP:
-		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		/* Counted as rdma_rxe does: out_of_seq_request once per NAK. */
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);
 		goto out;
 	}
 

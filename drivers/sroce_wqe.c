@@ -199,10 +199,11 @@ int sroce_wqe_parse_recv(struct sroce_rwqe *wqe, const void *slot, u32 max_sge)
 	u32 i;
 
 	memcpy(&hdr, slot, sizeof(hdr));
+	/* Set first: the error completion of a bad WQE carries it too. */
+	wqe->wr_id = hdr.wr_id;
 	if (hdr.dma.num_sge > max_sge)
 		return -EINVAL;
 
-	wqe->wr_id = hdr.wr_id;
 	wqe->num_sge = hdr.dma.num_sge;
 	memcpy(wqe->sge, (const u8 *)slot + sizeof(hdr),
 	       wqe->num_sge * sizeof(struct ib_sge));

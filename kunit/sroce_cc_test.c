@@ -20,6 +20,7 @@
 #include <linux/time64.h>
 
 #include "sroce_cc.h"
+#include "sroce_trace.h"
 
 /* Arbitrary non-zero origin of the fake clock. */
 #define TEST_T0_NS	(5ULL * NSEC_PER_SEC)
@@ -608,6 +609,8 @@ static const struct {
 	{ "np_cnp_dscp", 0, 63, 48 },
 	{ "np_cnp_prio_mode", 0, 1, 0 },
 	{ "np_cnp_prio", 0, 7, 6 },
+	{ "ecn_enable", 0, 1, 1 },
+	{ "roce_dscp", 0, 63, 0 },
 };
 
 static void sroce_cc_params_ranges_test(struct kunit *test)
@@ -688,5 +691,52 @@ static struct kunit_suite sroce_cc_params_suite = {
 	.test_cases = sroce_cc_params_cases,
 };
 
+/*
+ * The stage the rate tracepoint reports (sroce_trace.c): with F = 2, fast
+ * recovery while both counters are <= 2, hyper once both are > 2,
+ * additive in between; events that are no increase have fixed stages.
+ */
+static void sroce_cc_trace_stage_test(struct kunit *test)
+{
+	static const struct {
+		enum sroce_cc_rate_reason reason;
+		u32 tstage, bstage;
+		enum sroce_cc_rate_stage stage;
+	} cases[] = {
+		{ SROCE_CC_RATE_CNP, 0, 0, SROCE_CC_STAGE_CUT },
+		{ SROCE_CC_RATE_CNP, 9, 9, SROCE_CC_STAGE_CUT },
+		{ SROCE_CC_RATE_TIMER, 1, 0, SROCE_CC_STAGE_FAST_RECOVERY },
+		{ SROCE_CC_RATE_TIMER, 2, 2, SROCE_CC_STAGE_FAST_RECOVERY },
+		{ SROCE_CC_RATE_TIMER, 3, 0, SROCE_CC_STAGE_ADDITIVE },
+		{ SROCE_CC_RATE_BYTE, 2, 3, SROCE_CC_STAGE_ADDITIVE },
+		{ SROCE_CC_RATE_BYTE, 3, 3, SROCE_CC_STAGE_HYPER },
+		{ SROCE_CC_RATE_TIMER, 40, 7, SROCE_CC_STAGE_HYPER },
+		{ SROCE_CC_RATE_LINE, 40, 7, SROCE_CC_STAGE_NONE },
+		{ SROCE_CC_RATE_INIT, 0, 0, SROCE_CC_STAGE_NONE },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct sroce_cc_rp_info info = {
+			.tstage = cases[i].tstage,
+			.bstage = cases[i].bstage,
+		};
+
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_cc_rate_stage(cases[i].reason, &info, 2),
+				    cases[i].stage, "case %u", i);
+	}
+}
+
+static struct kunit_case sroce_cc_trace_cases[] = {
+	KUNIT_CASE(sroce_cc_trace_stage_test),
+	{}
+};
+
+static struct kunit_suite sroce_cc_trace_suite = {
+	.name = "sroce_cc_trace",
+	.test_cases = sroce_cc_trace_cases,
+};
+
 kunit_test_suites(&sroce_cc_rp_suite, &sroce_cc_np_suite,
-		  &sroce_cc_params_suite);
+		  &sroce_cc_params_suite, &sroce_cc_trace_suite);
