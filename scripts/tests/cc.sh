@@ -1,0 +1,623 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ECN and DCQCN experiments, run in guests by scripts/vm-run.sh:
+#
+#   cc.sh nomark TYPE [OPTION...]        -n 2: guest 1 writes to guest 0
+#                                        with no congestion point
+#   cc.sh mark TYPE [P...] [OPTION...]   -n 2: netem on guest 1's egress
+#                                        CE-marks P % (default 1 5 20) of
+#                                        its RoCE packets, one run per P
+#   cc.sh incast TYPE [on|off|both] [OPTION...]
+#                                        -n 3: guests 1 and 2 write to guest
+#                                        0 (guest 2 joins late) through a
+#                                        "switch port": tbf + RED (ecn) on
+#                                        guest 0's ingress via ifb; with
+#                                        DCQCN on, off (rp_enable = np_enable
+#                                        = 0), or both (sroce default)
+#
+# TYPE is sroce or rxe. rdma_rxe sends no CNPs and never slows down, but
+# with perftest --tclass=2 its packets are ECT(0), so the rxe runs validate
+# the tc plumbing: CE marks arrive (counted with tcpdump `ip[1]&3==3`, or
+# RED's marked counter) and the measurements are recorded.
+#
+# Options:
+#   dur=S         traffic per run, seconds (nomark/mark 6, incast 20)
+#   join=S        incast: guest 2 starts S seconds after guest 1 (5)
+#   rate=R        incast: bottleneck rate, tc syntax (8mbit)
+#   tclass=N      perftest --tclass (rxe default 2 = ECT(0); sroce: none,
+#                 the device marks ECT itself when ecn_enable=1)
+#   nocc          record the sroce congestion checks as "# cc: ..." lines
+#                 instead of asserting them (until the data path is wired)
+#   NAME=VALUE    a sroce cc_params value, set on every guest before the
+#                 runs (after the incast preset below)
+#
+# Checks come in two groups. Plumbing checks ("ok - ..." without prefix)
+# hold for both link types: traffic flows, the congestion point marks.
+# Congestion control checks ("cc: ..."), sroce only: counters on both ends
+# consistent, CNPs exactly when marks arrive, rates cut, flows converge.
+#
+# Results for the host: /job/results.txt (one line per run, key=value),
+# guest 0's /job/incast-MODE.csv (every 0.5 s: per-flow bytes, queue,
+# marks, drops), and on the senders /job/trace-MODE.txt, the sroce_cc_rate
+# tracepoint with a "sroce-sync-MODE" marker at the start barrier:
+#   tools/sroce-rate-plot -o OUT/rates-on --align sroce-sync-on \
+#       s1=OUT/guest1/trace-on.txt s2=OUT/guest2/trace-on.txt
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+
+scenario=$1
+type=$2
+shift 2
+dev=${type}0
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
+TRACE=/sys/kernel/tracing
+port=18600
+
+dur='' join=5 rate=8mbit tclass='' nocc='' incast_modes='' marks=()
+cc_set=()
+for opt in "$@"; do
+	case $opt in
+	dur=*) dur=${opt#dur=} ;;
+	join=*) join=${opt#join=} ;;
+	rate=*) rate=${opt#rate=} ;;
+	tclass=*) tclass=${opt#tclass=} ;;
+	nocc) nocc=1 ;;
+	on|off|both) incast_modes=$opt ;;
+	*=*) cc_set+=("$opt") ;;
+	[0-9]*) marks+=("$opt") ;;
+	*) bail "unknown option '$opt'" ;;
+	esac
+done
+case $scenario in
+nomark|mark|incast) ;;
+*) bail "unknown scenario '$scenario' (nomark, mark or incast)" ;;
+esac
+case $type in
+sroce) ;;
+rxe) tclass=${tclass:-2} ;;
+*) bail "unknown link type '$type' (sroce or rxe)" ;;
+esac
+[ ${#marks[@]} -gt 0 ] || marks=(1 5 20)
+
+# DCQCN parameters for the incast bottleneck. The mlx5 defaults suit 40-100
+# Gb/s and microsecond RTTs; an 8 Mb/s bottleneck with ~1 ms RTT under TCG
+# is about 1/125 of the reference's 1 Gb/s testbed, so the time constants
+# are stretched by that factor (dcqcn-and-style.md 2.4: keep R_AI small
+# against the fair share): T 5 ms, alpha period 1 ms, one cut per ms, CNPs
+# at most every 0.5 ms, R_AI 1 Mb/s (the smallest step), no byte counter.
+# A starting point for the data path's validation against the model.
+INCAST_PRESET=(rp_ai_rate=1 rp_hai_rate=1 rp_time_reset=5000 rp_byte_reset=0
+	rp_dce_tcp_rtt=1000 rp_rate_reduce_monitor_period=1000
+	np_min_time_between_cnps=500 rp_min_rate=1)
+
+# --- helpers ------------------------------------------------------------------
+
+is_sroce() { [ "$type" = sroce ]; }
+
+# cc_check DESC CMD...: a congestion control check (sroce only). With nocc
+# its result is only printed.
+cc_check() {
+	local desc=$1
+	shift
+	is_sroce || return 0
+	if [ -n "$nocc" ]; then
+		if "$@" >/dev/null 2>&1; then
+			echo "# cc (not asserted): $desc: yes"
+		else
+			echo "# cc (not asserted): $desc: NO"
+		fi
+		return 0
+	fi
+	check "cc: $desc" "$@"
+}
+
+# cnt NAME: a port counter of our device (0 if it has none of that name).
+cnt() {
+	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
+}
+
+CC_COUNTERS="np_ecn_marked_roce_packets np_cnp_sent rp_cnp_handled rp_cnp_ignored cc_rx_cnp_pkts sent_pkts rcvd_pkts"
+
+# snap TAG: publish this guest's counters as /shared/cnt-TAG-ID.
+snap() {
+	local n
+	for n in $CC_COUNTERS; do
+		echo "$n $(cnt "$n")"
+	done >"/shared/cnt-$1-$GUEST_ID"
+}
+
+# got TAG GUEST NAME: a counter that guest published under TAG.
+got() {
+	awk -v n="$3" '$1 == n { print $2 }' "/shared/cnt-$2-$1" 2>/dev/null | grep . || echo 0
+}
+
+# delta FROM TO GUEST NAME: how much a guest's counter moved.
+delta() {
+	echo $(($(got "$2" "$3" "$4") - $(got "$1" "$3" "$4")))
+}
+
+# set_cc NAME=VALUE...: write sroce cc_params (no-op for rxe).
+set_cc() {
+	local a
+	is_sroce || return 0
+	for a in "$@"; do
+		echo "${a#*=}" >"/sys/class/infiniband/$dev/ports/1/cc_params/${a%%=*}" ||
+			{ echo "cannot set $a"; return 1; }
+	done
+}
+
+# perftest ARGS...: the common ib_write_bw options.
+perftest_args() {
+	echo "-d $dev -x $gid -F -s 65536 -D $1 -p $2 ${tclass:+--tclass=$tclass}"
+}
+
+# bw_mbps LOG: perftest's average bandwidth in Mb/s.
+bw_mbps() {
+	awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { printf "%.2f\n", $4 * 8 * 1.048576; f = 1 }
+	     END { if (!f) exit 1 }' "$1"
+}
+
+# run_client ARGS LOG: retry while the server is not listening yet.
+run_client() {
+	local i rc
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" ib_write_bw $1 >"$2" 2>&1
+		rc=$?
+		grep -qiE "couldn't connect|connection refused|Unable to connect" "$2" || return $rc
+		sleep 1
+	done
+	return $rc
+}
+
+# trace_start TAG / trace_stop TAG: record sroce_cc_rate on this guest.
+trace_start() {
+	is_sroce || return 0
+	[ -d $TRACE/events ] || mount -t tracefs tracefs $TRACE || return 1
+	[ -d $TRACE/events/sroce ] || { echo "no sroce trace events"; return 1; }
+	echo 0 >$TRACE/tracing_on
+	echo >$TRACE/trace
+	echo 8192 >$TRACE/buffer_size_kb
+	echo 1 >$TRACE/events/sroce/sroce_cc_rate/enable
+	echo 1 >$TRACE/tracing_on
+	echo "sroce-sync-$1" >$TRACE/trace_marker
+}
+
+trace_stop() {
+	is_sroce && [ -d $TRACE/events/sroce ] || return 0
+	echo 0 >$TRACE/tracing_on
+	echo 0 >$TRACE/events/sroce/sroce_cc_rate/enable
+	cat $TRACE/trace >"/job/trace-$1.txt"
+	echo "# trace-$1.txt: $(grep -c 'sroce_cc_rate:' "/job/trace-$1.txt") rate changes"
+}
+
+# capture_start TAG / capture_stop TAG: RoCEv2 packets arriving at eth0
+# (headers only); capture_stop sets cap_total, cap_ect (ECT(0)), cap_ce.
+capture_start() {
+	tcpdump -i eth0 -nn -s 64 -U -w "/tmp/cap-$1.pcap" 'udp dst port 4791' \
+		2>"/tmp/cap-$1.log" &
+	cap_pid=$!
+	sleep 1
+}
+
+capture_stop() {
+	local f=/tmp/cap-$1.pcap
+	sleep 0.5
+	kill -INT "$cap_pid" 2>/dev/null
+	wait "$cap_pid" 2>/dev/null
+	cap_total=$(tcpdump -r "$f" -nn 2>/dev/null | wc -l)
+	cap_ect=$(tcpdump -r "$f" -nn 'ip[1] & 3 == 2' 2>/dev/null | wc -l)
+	cap_ce=$(tcpdump -r "$f" -nn 'ip[1] & 3 == 3' 2>/dev/null | wc -l)
+}
+
+result() {
+	echo "$*" >>/job/results.txt
+	echo "# result: $*"
+}
+
+# --- setup ----------------------------------------------------------------------
+
+# The tools' parameter round trip, where the host passed tools/sroce-cc in.
+tool_round_trip() {
+	local out
+	/job/sroce-cc set -d "$dev" rp_ai_rate=7 np_cnp_dscp=26 || return 1
+	out=$(/job/sroce-cc show -d "$dev" --json rp_ai_rate np_cnp_dscp) || return 1
+	[ "$(echo "$out" | tr -d ' \n')" = '{"'"$dev"'":{"np_cnp_dscp":26,"rp_ai_rate":7}}' ] ||
+		{ echo "show printed: $out"; return 1; }
+	/job/sroce-cc set -d "$dev" rp_ai_rate=5 np_cnp_dscp=48
+}
+
+tool_refuses() {
+	local out
+	out=$(/job/sroce-cc set -d "$dev" rp_gd=12 2>&1) && { echo "accepted rp_gd=12"; return 1; }
+	echo "$out" | grep -q 'rp_gd=12 refused: value out of range' || { echo "$out"; return 1; }
+	[ "$(cat "/sys/class/infiniband/$dev/ports/1/cc_params/rp_gd")" = 11 ]
+}
+
+check "load $type" load_link_module "$type" || bail "cannot load $type"
+rdma link add "$dev" type "$type" netdev eth0 || bail "rdma link add $dev"
+wait_port_active "$dev" || bail "$dev not active"
+gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
+if is_sroce; then
+	check "$dev has cc_params in sysfs" test -r "/sys/class/infiniband/$dev/ports/1/cc_params/rp_ai_rate"
+	check "$dev has the DCQCN counters" test -r "/sys/class/infiniband/$dev/ports/1/hw_counters/np_cnp_sent"
+	check "sysfs refuses rp_gd=12 (ERANGE)" sh -c "! echo 12 >/sys/class/infiniband/$dev/ports/1/cc_params/rp_gd"
+	if [ -x /job/sroce-cc ]; then
+		check "sroce-cc set/show round trip" tool_round_trip
+		check "sroce-cc refuses an out-of-range value" tool_refuses
+	fi
+	[ "$scenario" != incast ] || [ "$incast_modes" = off ] || set_cc "${INCAST_PRESET[@]}" ||
+		bail "cannot set the incast preset"
+	[ ${#cc_set[@]} -eq 0 ] || set_cc "${cc_set[@]}" || bail "cannot set ${cc_set[*]}"
+fi
+
+# --- (a) no marking, (b) random CE marking ---------------------------------------
+#
+# Guest 1 sends, guest 0 receives. Each run: counters published before and
+# after by both guests, RoCE packets captured at guest 0.
+
+# one_flow TAG: one ib_write_bw run from guest 1 to guest 0.
+one_flow() {
+	local tag=$1 args spid
+	args=$(perftest_args "$dur" $port)
+	snap "$tag-0"
+	if [ "$GUEST_ID" = 0 ]; then
+		capture_start "$tag"
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" ib_write_bw $args >"/job/$tag.server" 2>&1 &
+		spid=$!
+		barrier "$tag-up"
+		wait $spid
+		check "$tag: ib_write_bw server" test $? -eq 0 || sed 's/^/#   /' "/job/$tag.server"
+		capture_stop "$tag"
+	else
+		barrier "$tag-up"
+		trace_start "$tag"
+		check "$tag: ib_write_bw client ($dur s)" run_client "$args $PEER_IP4" "/job/$tag.client" ||
+			sed 's/^/#   /' "/job/$tag.client"
+		trace_stop "$tag"
+	fi
+	snap "$tag-1"
+	barrier "$tag-done"
+	port=$((port + 1))
+}
+
+# flow_deltas TAG: counter moves of a one_flow run, receiver (r_*, guest 0)
+# and sender (s_*, guest 1).
+flow_deltas() {
+	r_ecn=$(delta "$1-0" "$1-1" 0 np_ecn_marked_roce_packets)
+	r_cnp=$(delta "$1-0" "$1-1" 0 np_cnp_sent)
+	s_rx=$(delta "$1-0" "$1-1" 1 cc_rx_cnp_pkts)
+	s_handled=$(delta "$1-0" "$1-1" 1 rp_cnp_handled)
+	s_ignored=$(delta "$1-0" "$1-1" 1 rp_cnp_ignored)
+}
+
+# cnp_balance: the receiver's CNPs all reached the sender and were handled
+# or ignored there (no CNP loss on an uncongested reverse path).
+cnp_balance() {
+	if [ "$r_cnp" -ne "$s_rx" ] || [ $((s_handled + s_ignored)) -ne "$s_rx" ]; then
+		echo "receiver np_cnp_sent $r_cnp, sender cc_rx_cnp_pkts $s_rx handled $s_handled ignored $s_ignored"
+		return 1
+	fi
+}
+
+# netem_marks P: CE-mark P % of this guest's outgoing RoCEv2 packets; other
+# traffic (perftest's TCP, ARP) bypasses netem, which would drop it.
+netem_marks() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	[ "$1" = 0 ] && return 0
+	tc qdisc add dev eth0 root handle 1: prio bands 2 priomap 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 &&
+		tc qdisc add dev eth0 parent 1:2 handle 20: netem loss "$1%" ecn &&
+		tc filter add dev eth0 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:2
+}
+
+between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+if [ "$scenario" = nomark ] || [ "$scenario" = mark ]; then
+	[ "$NGUESTS" = 2 ] || bail "$scenario wants 2 guests (vm-run.sh -n 2)"
+	dur=${dur:-6}
+fi
+
+if [ "$scenario" = nomark ]; then
+	one_flow nomark
+	flow_deltas nomark
+	if [ "$GUEST_ID" = 0 ]; then
+		bw=$(bw_mbps /job/nomark.server 2>/dev/null || echo 0)
+		result "scenario=nomark type=$type mbps=$bw roce_pkts=$cap_total ect=$cap_ect ce=$cap_ce" \
+			"cnp_sent=$r_cnp ecn_marked=$r_ecn"
+		check "nomark: RoCEv2 packets captured ($cap_total)" test "$cap_total" -gt 0
+		check "nomark: no CE-marked packet arrived" test "$cap_ce" -eq 0
+		[ -z "$tclass" ] || check "nomark: packets are ECT(0) with --tclass=$tclass ($cap_ect)" test "$cap_ect" -gt 0
+		cc_check "nomark: data packets leave ECT(0) ($cap_ect of $cap_total)" test "$cap_ect" -eq "$cap_total"
+		cc_check "nomark: receiver np_ecn_marked_roce_packets stays 0" test "$r_ecn" -eq 0
+		cc_check "nomark: receiver np_cnp_sent stays 0" test "$r_cnp" -eq 0
+		cc_check "nomark: sender received no CNP (cc_rx_cnp_pkts)" test "$s_rx" -eq 0
+		cc_check "nomark: sender rp_cnp_handled stays 0" test "$s_handled" -eq 0
+	else
+		cc_check "nomark: the rate never changed (no sroce_cc_rate event)" \
+			sh -c '[ -f /job/trace-nomark.txt ] && ! grep -q "sroce_cc_rate:" /job/trace-nomark.txt'
+	fi
+fi
+
+if [ "$scenario" = mark ]; then
+	prev_bw=
+	for p in "${marks[@]}"; do
+		tag=mark$p
+		[ "$GUEST_ID" = 1 ] && { netem_marks "$p" || bail "netem loss $p% ecn"; }
+		one_flow "$tag"
+		flow_deltas "$tag"
+		[ "$GUEST_ID" = 1 ] && netem_marks 0
+		if [ "$GUEST_ID" = 0 ]; then
+			bw=$(bw_mbps "/job/$tag.server" 2>/dev/null || echo 0)
+			frac=$(awk -v a="$cap_ce" -v b="$cap_total" 'BEGIN { printf "%.4f", b ? a / b : 0 }')
+			result "scenario=mark p=$p type=$type mbps=$bw roce_pkts=$cap_total ce=$cap_ce ce_frac=$frac" \
+				"ecn_marked=$r_ecn cnp_sent=$r_cnp" \
+				"cnp_rx=$s_rx handled=$s_handled ignored=$s_ignored"
+			check "mark $p%: CE-marked packets arrive ($cap_ce of $cap_total)" test "$cap_ce" -gt 0
+			# Bernoulli marking: the share is p within a wide margin.
+			check "mark $p%: CE share $frac is near $p %" \
+				between "$frac" "$(awk -v p="$p" 'BEGIN { print p / 300 }')" \
+				"$(awk -v p="$p" 'BEGIN { print p / 100 * 2 + 0.01 }')"
+			# Within 2 %: tcpdump may lose a few packets under load.
+			cc_check "mark $p%: receiver counts the CE packets (np_ecn_marked_roce_packets $r_ecn ~ $cap_ce)" \
+				awk -v a="$r_ecn" -v b="$cap_ce" \
+				'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 2 + b / 50) }'
+			cc_check "mark $p%: receiver sends CNPs (np_cnp_sent $r_cnp)" \
+				test "$r_cnp" -gt 0
+			cc_check "mark $p%: no more CNPs than marks" \
+				test "$r_cnp" -le "$r_ecn"
+			cc_check "mark $p%: CNPs balance (sent = received = handled + ignored)" cnp_balance
+			cc_check "mark $p%: sender handled CNPs (rp_cnp_handled $s_handled)" \
+				test "$s_handled" -gt 0
+			if [ -n "$prev_bw" ]; then
+				cc_check "mark $p%: throughput $bw Mb/s below the previous run's $prev_bw" \
+					awk -v a="$bw" -v b="$prev_bw" 'BEGIN { exit !(a < b) }'
+			fi
+			prev_bw=$bw
+		else
+			cc_check "mark $p%: the sender's rate was cut (sroce_cc_rate reason=cnp)" \
+				grep -q 'sroce_cc_rate:.*reason=cnp' "/job/trace-$tag.txt"
+		fi
+	done
+fi
+
+# --- (c) 2:1 through a bottleneck ------------------------------------------------
+#
+# Guest 0's ingress is the switch port toward the receiver: RoCEv2 from each
+# sender is redirected (one u32 filter per sender, whose action counts the
+# flow's bytes) to ifb0, where tbf limits the rate and RED marks ECT packets
+# CE (drops Not-ECT ones) as its average queue grows. A sampler records
+# bytes per flow as they reach the switch port (offered load: equal to the
+# delivered load only while nothing is dropped), the queue, marks and drops
+# every 0.5 s; perftest's averages give each flow's delivered rate.
+
+cat >/tmp/cc-sampler.py <<'EOF'
+import re, subprocess, sys, time
+
+
+def tc(*args):
+    return subprocess.run(["tc", "-s", *args], capture_output=True,
+                          text=True).stdout
+
+
+def sample():
+    flows, pref = {}, None
+    for line in tc("filter", "show", "dev", "eth0", "ingress").splitlines():
+        m = re.search(r"\bpref (\d+)", line)
+        if m:
+            pref = int(m.group(1))
+        m = re.search(r"Sent (\d+) bytes", line)
+        if m and pref is not None:
+            flows[pref] = int(m.group(1))
+    q = {"backlog": 0, "marked": 0, "dropped": 0}
+    kind = None
+    for line in tc("qdisc", "show", "dev", "ifb0").splitlines():
+        m = re.match(r"qdisc (\w+)", line)
+        if m:
+            kind = m.group(1)
+        m = re.search(r"dropped (\d+)", line)
+        if m and kind == "tbf":
+            q["dropped"] = int(m.group(1))
+        m = re.search(r"backlog (\d+)b", line)
+        if m and kind == "red":
+            q["backlog"] = int(m.group(1))
+        m = re.search(r"marked (\d+)", line)
+        if m and kind == "red":
+            q["marked"] = int(m.group(1))
+    return flows, q
+
+
+def record(out, seconds):
+    t0 = time.monotonic()
+    with open(out, "w") as f:
+        f.write("t_s,offered_bytes_s1,offered_bytes_s2,backlog_b,marked,dropped\n")
+        while True:
+            t = time.monotonic() - t0
+            flows, q = sample()
+            f.write(f"{t:.3f},{flows.get(11, 0)},{flows.get(12, 0)},"
+                    f"{q['backlog']},{q['marked']},{q['dropped']}\n")
+            f.flush()
+            if t >= seconds:
+                return
+            time.sleep(max(0.0, 0.5 - (time.monotonic() - t0 - t)))
+
+
+def judge(path, t_from, t_to):
+    rows = [list(map(float, l.split(","))) for l in open(path).read().split("\n")[1:] if l]
+    win = [r for r in rows if t_from <= r[0] <= t_to]
+    a, b = win[0], win[-1]
+    span = b[0] - a[0]
+    r1 = (b[1] - a[1]) * 8 / span / 1e6
+    r2 = (b[2] - a[2]) * 8 / span / 1e6
+    fair = (r1 + r2) / 2
+    dev = max(abs(r1 - fair), abs(r2 - fair)) / fair if fair else 1
+    backlog = [r[3] for r in win]
+    print(f"offered1_mbps={r1:.3f} offered2_mbps={r2:.3f} fair_dev={dev:.3f} "
+          f"backlog_mean={sum(backlog) / len(backlog):.0f} "
+          f"backlog_max={max(backlog):.0f} marked={rows[-1][4]:.0f} "
+          f"dropped={rows[-1][5]:.0f} dropped_window={b[5] - a[5]:.0f}")
+    with open(path.replace(".csv", "-rates.csv"), "w") as f:
+        f.write("t_s,s1_offered_mbps,s2_offered_mbps,backlog_b,marked,dropped\n")
+        for p, c in zip(rows, rows[1:]):
+            dt = c[0] - p[0]
+            f.write(f"{c[0]:.3f},{(c[1] - p[1]) * 8 / dt / 1e6:.3f},"
+                    f"{(c[2] - p[2]) * 8 / dt / 1e6:.3f},{c[3]:.0f},"
+                    f"{c[4]:.0f},{c[5]:.0f}\n")
+
+
+if sys.argv[1] == "record":
+    record(sys.argv[2], float(sys.argv[3]))
+else:
+    judge(sys.argv[2], float(sys.argv[3]), float(sys.argv[4]))
+EOF
+
+# switch_port: the bottleneck on guest 0's ingress (fresh counters).
+switch_port() {
+	local i
+	tc qdisc del dev eth0 ingress 2>/dev/null
+	tc qdisc del dev ifb0 root 2>/dev/null
+	ip link show ifb0 >/dev/null 2>&1 || modprobe ifb numifbs=1 || return 1
+	ip link set ifb0 up &&
+		tc qdisc add dev ifb0 root handle 1: tbf rate "$rate" burst 10kb latency 100ms &&
+		tc qdisc add dev ifb0 parent 1:1 handle 10: red limit 100000 min 10000 max 30000 \
+			avpkt 1000 burst 20 probability 0.2 bandwidth "$rate" ecn &&
+		tc qdisc add dev eth0 handle ffff: ingress || return 1
+	for i in 1 2; do
+		tc filter add dev eth0 parent ffff: protocol ip pref $((10 + i)) u32 \
+			match ip src "10.77.0.$((i + 1))/32" match ip protocol 17 0xff \
+			match ip dport 4791 0xffff action mirred egress redirect dev ifb0 || return 1
+	done
+}
+
+# expect MODE DESC CMD...: a check with DCQCN on; with it off, losses can
+# make go-back-N give up (perftest: "Failed status 12", retry exceeded), so
+# the outcome is only recorded.
+expect() {
+	local mode=$1 desc=$2
+	shift 2
+	if [ "$mode" = on ]; then
+		check "$desc" "$@"
+		return
+	fi
+	if "$@" >/dev/null 2>&1; then
+		echo "# DCQCN off (not asserted): $desc: yes"
+	else
+		echo "# DCQCN off (not asserted): $desc: NO"
+		return 1
+	fi
+}
+
+# kv KEY LINE: the value of KEY=... in LINE.
+kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; }
+
+incast_run() {
+	local mode=$1 tag=incast-$1 args spids=() pid rc line dur2
+	args=$(perftest_args "$dur" $port)
+	dur2=$((dur - join))
+	if is_sroce; then
+		if [ "$mode" = on ]; then
+			set_cc rp_enable=255 np_enable=255 || bail "cannot enable DCQCN"
+		else
+			set_cc rp_enable=0 np_enable=0 || bail "cannot disable DCQCN"
+		fi
+	fi
+	[ "$GUEST_ID" != 0 ] || switch_port || bail "cannot set up the switch port"
+	snap "$tag-0"
+	if [ "$GUEST_ID" = 0 ]; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" ib_write_bw $args >"/job/$tag-s1.server" 2>&1 &
+		spids+=($!)
+		# shellcheck disable=SC2046
+		timeout "$TOOL_TIMEOUT" ib_write_bw $(perftest_args "$dur2" $((port + 1))) \
+			>"/job/$tag-s2.server" 2>&1 &
+		spids+=($!)
+		barrier "$tag-up"
+		python3 /tmp/cc-sampler.py record "/job/$tag.csv" $((dur + 2)) &
+		local sampler=$!
+		for pid in "${spids[@]}"; do
+			wait "$pid"
+			rc=$?
+			expect "$mode" "$tag: ib_write_bw server (pid $pid)" test $rc -eq 0
+		done
+		wait $sampler
+	else
+		barrier "$tag-up"
+		trace_start "$mode"
+		if [ "$GUEST_ID" = 1 ]; then
+			expect "$mode" "$tag: sender 1 ib_write_bw ($dur s)" \
+				run_client "$args 10.77.0.1" "/job/$tag.client" ||
+				sed 's/^/#   /' "/job/$tag.client"
+		else
+			sleep "$join"
+			expect "$mode" "$tag: sender 2 ib_write_bw ($dur2 s, from $join s)" \
+				run_client "$(perftest_args "$dur2" $((port + 1))) 10.77.0.1" "/job/$tag.client" ||
+				sed 's/^/#   /' "/job/$tag.client"
+		fi
+		trace_stop "$mode"
+	fi
+	snap "$tag-1"
+	barrier "$tag-done"
+	port=$((port + 2))
+	[ "$GUEST_ID" = 0 ] || return 0
+
+	tc -s qdisc show dev ifb0 >"/job/$tag-qdisc.txt"
+	tc -s filter show dev eth0 ingress >"/job/$tag-filter.txt"
+	# Convergence window: the second half of the time both flows run.
+	line=$(python3 /tmp/cc-sampler.py judge "/job/$tag.csv" \
+		"$(awk -v j="$join" -v d="$dur" 'BEGIN { print j + (d - j) / 2 }')" "$dur")
+	local marked ecn r1 r2 cnp handled
+	marked=$(kv marked "$line")
+	ecn=$(delta "$tag-0" "$tag-1" 0 np_ecn_marked_roce_packets)
+	cnp=$(delta "$tag-0" "$tag-1" 0 np_cnp_sent)
+	handled=$(($(delta "$tag-0" "$tag-1" 1 rp_cnp_handled) + $(delta "$tag-0" "$tag-1" 2 rp_cnp_handled)))
+	rx=$(($(delta "$tag-0" "$tag-1" 1 cc_rx_cnp_pkts) + $(delta "$tag-0" "$tag-1" 2 cc_rx_cnp_pkts)))
+	ign=$(($(delta "$tag-0" "$tag-1" 1 rp_cnp_ignored) + $(delta "$tag-0" "$tag-1" 2 rp_cnp_ignored)))
+	r1=$(kv offered1_mbps "$line")
+	r2=$(kv offered2_mbps "$line")
+	result "scenario=incast mode=$mode type=$type rate=$rate $line" \
+		"delivered1_mbps=$(bw_mbps "/job/$tag-s1.server" || echo 0)" \
+		"delivered2_mbps=$(bw_mbps "/job/$tag-s2.server" || echo 0)" \
+		"ecn_marked=$ecn cnp_sent=$cnp cnp_rx=$rx handled=$handled ignored=$ign"
+	expect "$mode" "$tag: both flows crossed the bottleneck ($r1 and $r2 Mb/s)" \
+		awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a > 0 && b > 0) }'
+	check "$tag: RED marked ECT packets CE ($marked)" test "${marked:-0}" -gt 0
+	if [ "$mode" = on ]; then
+		cc_check "$tag: receiver counted RED's marks (np_ecn_marked_roce_packets $ecn = $marked)" \
+			test "$ecn" -eq "$marked"
+		cc_check "$tag: CNPs flow and balance (sent $cnp = received $rx = handled $handled + ignored $ign)" \
+			sh -c "[ $cnp -gt 0 ] && [ $cnp -eq $rx ] && [ $rx -eq $((handled + ign)) ]"
+		cc_check "$tag: flows within 10% of the fair share ($(kv fair_dev "$line"))" \
+			awk -v d="$(kv fair_dev "$line")" 'BEGIN { exit !(d <= 0.10) }'
+		cc_check "$tag: queue low (mean $(kv backlog_mean "$line") B below RED max 30000)" \
+			awk -v q="$(kv backlog_mean "$line")" 'BEGIN { exit !(q < 30000) }'
+		cc_check "$tag: no drops at the bottleneck ($(kv dropped "$line"))" \
+			test "$(kv dropped "$line")" -eq 0
+	else
+		cc_check "$tag: DCQCN off: no CNP sent" test "$cnp" -eq 0
+	fi
+}
+
+if [ "$scenario" = incast ]; then
+	[ "$NGUESTS" = 3 ] || bail "incast wants 3 guests (vm-run.sh -n 3)"
+	dur=${dur:-20}
+	[ -n "$incast_modes" ] || { if is_sroce; then incast_modes=both; else incast_modes=on; fi; }
+	case $incast_modes in
+	both) modes=(on off) ;;
+	*) modes=("$incast_modes") ;;
+	esac
+	for m in "${modes[@]}"; do
+		incast_run "$m"
+	done
+	if [ "$GUEST_ID" = 0 ] && [ ${#modes[@]} -eq 2 ] && is_sroce; then
+		on=$(grep 'mode=on' /job/results.txt)
+		off=$(grep 'mode=off' /job/results.txt)
+		cc_check "incast: DCQCN keeps the queue lower than without it" \
+			awk -v a="$(kv backlog_mean "$on")" -v b="$(kv backlog_mean "$off")" \
+			'BEGIN { exit !(a < b) }'
+	fi
+fi
+
+summary
