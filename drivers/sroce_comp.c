@@ -17,7 +17,10 @@
  * The retransmit timer (9.7.6.1.3) runs while PSNs are outstanding and is
  * restarted by progress; each expiry or sequence-error NAK costs one of
  * retry_cnt, each RNR NAK one of rnr_retry (7: infinite), both reloaded by
- * progress. Send CQEs are posted under req.lock, in SQ order.
+ * progress. An expiry is acted on by the requester's work item, after the
+ * receive path had its turn, and resends one packet only until the peer
+ * answers (see sroce_comp_retry_timer()). Send CQEs are posted under
+ * req.lock, in SQ order.
  */
 #include <linux/skbuff.h>
 
@@ -140,6 +143,8 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	req->retry_left = qp->attr.retry_cnt;
 	req->rnr_left = qp->attr.rnr_retry;
 	req->nak_valid = false;
+	req->expired = false;
+	req->probe = false;
 	if (req->una == req->psn_high)
 		del_timer(&req->retry_timer);
 	else
@@ -167,6 +172,8 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool nak,
 	req->retry_left--;
 	req->nak_psn = psn;
 	req->nak_valid = nak;
+	req->expired = false;
+	req->probe = false;
 	sroce_req_seek(qp, psn);
 	sroce_req_arm_retry(qp);
 	out->kick = true;
@@ -242,10 +249,21 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	if (req->rnr_left != SROCE_RNR_RETRY_INFINITE)
 		req->rnr_left--;
 	sroce_req_seek(qp, psn);
+	/*
+	 * A responder that sends RNR NAKs for the first packet of a message
+	 * may answer the packets behind it with a PSN sequence error NAK
+	 * for the same PSN (rdma_rxe does). That is this RNR again, not a
+	 * loss: it must not cost one of retry_cnt (see sroce_comp_retry()).
+	 */
+	req->nak_psn = psn;
+	req->nak_valid = true;
 	req->rnr_wait = true;
+	req->expired = false;
+	req->probe = false;
 	del_timer(&req->retry_timer);
 	usecs = sroce_seg_rnr_usecs(syndrome & SROCE_AETH_VALUE_MASK);
-	mod_timer(&req->rnr_timer, jiffies + usecs_to_jiffies(usecs));
+	/* Plus the tick under way: never shorter than the code says. */
+	mod_timer(&req->rnr_timer, jiffies + usecs_to_jiffies(usecs) + 1);
 }
 
 /* An ACKNOWLEDGE packet: ACK or NAK. Caller holds req.lock. */
@@ -485,20 +503,61 @@ unlock:
 	sroce_comp_finish(qp, &out);
 }
 
+/*
+ * The retransmit timer ran out. The timer softirq runs before the receive
+ * softirq, so ACKs that arrived in the same instant are not seen yet; and
+ * a timer that fires long after it was due tells that this CPU (a vCPU
+ * the host did not run, a CPU stuck in other softirq work) could not
+ * receive for that long: the ACKs of that time may be waiting in the
+ * NIC's queue. Such a stall is not the peer's silence: the timer is
+ * extended once by as long as it lasted (at most one timeout). Otherwise
+ * the expiry is handed to the requester's work item, which runs after
+ * pending receive work and retries only if no progress came meanwhile
+ * (sroce_comp_expired()).
+ */
 void sroce_comp_retry_timer(struct timer_list *t)
 {
 	struct sroce_req *req = from_timer(req, t, retry_timer);
 	struct sroce_qp *qp = container_of(req, struct sroce_qp, req);
-	struct sroce_comp_out out = {};
+	long late = (long)(jiffies - t->expires);
+	unsigned long grace;
+	bool kick = false;
 
 	spin_lock_bh(&req->lock);
-	if (!req->stopped && !req->rnr_wait && req->una != req->psn_high) {
-		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
-				  SROCE_CNT_COMP_RETRY);
-		sroce_comp_retry(qp, req->una, false, &out);
+	if (req->stopped || req->rnr_wait || req->una == req->psn_high)
+		goto unlock;
+	grace = sroce_seg_stall_grace(req->timeout, late);
+	if (grace && !req->grace) {
+		req->grace = true;
+		mod_timer(t, jiffies + grace);
+		goto unlock;
 	}
+	req->expired = true;
+	kick = true;
+unlock:
 	spin_unlock_bh(&req->lock);
-	sroce_comp_finish(qp, &out);
+	/* From the timer softirq this defers to the requester's work. */
+	if (kick)
+		sroce_req_kick(qp);
+}
+
+bool sroce_comp_expired(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_comp_out out = {};
+
+	if (!req->expired)
+		return false;
+	req->expired = false;
+	if (req->stopped || req->rnr_wait || req->una == req->psn_high)
+		return false;
+	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+			  SROCE_CNT_COMP_RETRY);
+	sroce_comp_retry(qp, req->una, false, &out);
+	/* Go back one packet first; its ACK reopens the window. */
+	if (!out.error)
+		req->probe = true;
+	return out.error;
 }
 
 void sroce_comp_rnr_timer(struct timer_list *t)
@@ -525,6 +584,8 @@ void sroce_req_flush(struct sroce_qp *qp)
 	spin_lock_bh(&req->lock);
 	req->stopped = true;
 	req->rnr_wait = false;
+	req->expired = false;
+	req->probe = false;
 	del_timer(&req->retry_timer);
 	del_timer(&req->rnr_timer);
 

@@ -101,7 +101,7 @@ void sroce_req_init(struct sroce_qp *qp)
 void sroce_req_start(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	u64 ns = sroce_seg_timeout_nsecs(qp->attr.timeout);
+	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
 
 	spin_lock_bh(&req->lock);
 	req->psn = qp->attr.sq_psn & SROCE_PSN_MASK;
@@ -121,7 +121,10 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->retry_left = qp->attr.retry_cnt;
 	req->rnr_left = qp->attr.rnr_retry;
 	req->rnr_wait = false;
-	req->timeout = ns ? max_t(unsigned long, nsecs_to_jiffies(ns), 1) : 0;
+	req->expired = false;
+	req->grace = false;
+	req->probe = false;
+	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
 }
@@ -153,8 +156,10 @@ void sroce_req_arm_retry(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->timeout && !req->stopped && !req->rnr_wait)
+	if (req->timeout && !req->stopped && !req->rnr_wait) {
+		req->grace = false;
 		mod_timer(&req->retry_timer, jiffies + req->timeout);
+	}
 }
 
 /* Move @c forward by @len bytes of its SGE list. */
@@ -305,8 +310,13 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	f.se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
 	       (info->flags & SROCE_OPF_SEND ||
 		info->hdrs & SROCE_HDRF_IMMDT);
-	/* Every message end, and often enough that the window keeps moving. */
-	f.ack_req = last || ++req->noack >= SROCE_REQ_ACK_EVERY;
+	/*
+	 * Every message end, often enough that the window keeps moving, and
+	 * every packet after which the requester waits: a timeout probe, or
+	 * the one that fills the window.
+	 */
+	f.ack_req = last || req->probe || ++req->noack >= SROCE_REQ_ACK_EVERY ||
+		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW;
 	if (f.ack_req)
 		req->noack = 0;
 	sroce_pkt_build_hdrs(hdr, &f);
@@ -389,6 +399,14 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 		if (req->stopped || req->rnr_wait)
 			return SROCE_REQ_IDLE;
 		if (sroce_psn_span(req->una, req->psn) >= SROCE_REQ_WINDOW)
+			return SROCE_REQ_IDLE;
+		/*
+		 * After a timeout only the oldest packet goes again, asking
+		 * for an ACK: if the peer or the path was only slow, its
+		 * (coalesced) ACK moves everything on, without a window of
+		 * duplicates that a peer short of CPU must work through.
+		 */
+		if (req->probe && req->psn != req->una)
 			return SROCE_REQ_IDLE;
 		if (!sroce_req_fetch(qp))
 			return SROCE_REQ_IDLE;
@@ -477,10 +495,12 @@ static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
 
 	__skb_queue_head_init(&list);
 	spin_lock_bh(&req->lock);
+	if (req->expired)
+		error = sroce_comp_expired(qp);
 	gen = req->gen;
 	fill = sroce_req_fill(qp, &list);
 	if (fill == SROCE_REQ_FAILED)
-		error = sroce_comp_local_error(qp);
+		error = sroce_comp_local_error(qp) || error;
 	spin_unlock_bh(&req->lock);
 
 	sent = sroce_req_xmit(qp, &list, gen);

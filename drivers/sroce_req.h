@@ -73,6 +73,9 @@ struct sroce_req {
 	u8 rnr_left;		/* attr.rnr_retry, ditto; 7 is infinite */
 	bool rnr_wait;		/* RNR NAK'd: silent until rnr_timer */
 	bool stopped;		/* QP in error: send nothing, arm nothing */
+	bool expired;		/* retry_timer ran out, no progress since */
+	bool grace;		/* retry_timer was extended for a stall */
+	bool probe;		/* after a timeout: one packet until progress */
 	unsigned long timeout;	/* retransmit timeout in jiffies, 0: none */
 
 	/* The completer's scatter position in the READ being answered. */
@@ -116,6 +119,11 @@ void sroce_comp_rnr_timer(struct timer_list *t);
  * the oldest. Caller holds req.lock; true means the QP must go to ERR.
  */
 bool sroce_comp_local_error(struct sroce_qp *qp);
+/*
+ * The retransmit timer ran out (req.expired): retry unless progress came
+ * since. Caller holds req.lock; true means the QP must go to ERR.
+ */
+bool sroce_comp_expired(struct sroce_qp *qp);
 
 /* sroce_req.c, for sroce_comp.c. Caller holds req.lock. */
 /* Resume sending at @psn: a retransmission, or skipping acknowledged PSNs. */

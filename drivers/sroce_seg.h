@@ -193,6 +193,35 @@ static inline u64 sroce_seg_timeout_nsecs(u8 timeout)
 	return timeout ? 4096ULL << (timeout & 31) : 0;
 }
 
+/*
+ * sroce_seg_timeout_ticks() - the local ACK timeout in timer ticks of
+ * @tick_ns: rounded up, plus one for the tick already under way when the
+ * timer is armed, so that it never runs out before the IBTA value. 0 (no
+ * timer) stays 0.
+ */
+static inline u64 sroce_seg_timeout_ticks(u8 timeout, u32 tick_ns)
+{
+	u64 ns = sroce_seg_timeout_nsecs(timeout);
+
+	return ns ? DIV_ROUND_UP_ULL(ns, tick_ns) + 1 : 0;
+}
+
+/*
+ * sroce_seg_stall_grace() - the ticks to extend a retransmit timer of
+ * @timeout ticks by when it fired @late ticks after it was due; 0: act on
+ * it now. The timer wheel fires a timer up to an eighth of its delay late;
+ * beyond a quarter (and two ticks) the CPU did not run the timer for that
+ * long, and could not receive either: give the receive path as long again,
+ * at most one timeout.
+ */
+static inline unsigned long sroce_seg_stall_grace(unsigned long timeout,
+						  long late)
+{
+	if (late <= (long)max(timeout / 4, 2UL))
+		return 0;
+	return min_t(unsigned long, late, timeout);
+}
+
 /* The retry counters of a QP: rnr_retry 7 means retry forever (C9-143.1). */
 #define SROCE_RNR_RETRY_INFINITE	7
 

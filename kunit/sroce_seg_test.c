@@ -184,6 +184,36 @@ static void seg_timers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_nsecs(1), 8192ULL);
 	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_nsecs(14), 67108864ULL);
 	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_nsecs(31), 4096ULL << 31);
+
+	/* In ticks: rounded up, plus the tick under way. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_ticks(0, 4000000), 0ULL);
+	/* 67.1 ms: 16.78 ticks of 4 ms (HZ 250) -> 17 + 1. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_ticks(14, 4000000), 18ULL);
+	/* HZ 1000: 67.11 -> 68 + 1; HZ 100: 6.71 -> 7 + 1. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_ticks(14, 1000000), 69ULL);
+	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_ticks(14, 10000000), 8ULL);
+	/* Far below a tick: still one whole tick after the current one. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_ticks(1, 4000000), 2ULL);
+	/* An exact multiple is not rounded up: 4096 << 10 ns is 4 * 1048576. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_timeout_ticks(10, 1048576), 5ULL);
+}
+
+static void seg_stall_grace(struct kunit *test)
+{
+	/* Within the timer wheel's slack: act now. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, 0), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, 1), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, 4), 0UL);
+	/* Beyond a quarter of the timeout: as long as the stall. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, 5), 5UL);
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, 17), 17UL);
+	/* At most one timeout. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, 229), 18UL);
+	/* Short timeouts: two ticks of slack at least. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(2, 2), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(2, 3), 2UL);
+	/* A timer that fired early or on time is no stall. */
+	KUNIT_EXPECT_EQ(test, sroce_seg_stall_grace(18, -1), 0UL);
 }
 
 static struct kunit_case sroce_seg_cases[] = {
@@ -192,6 +222,7 @@ static struct kunit_case sroce_seg_cases[] = {
 	KUNIT_CASE(seg_opcodes),
 	KUNIT_CASE(seg_aeth),
 	KUNIT_CASE(seg_timers),
+	KUNIT_CASE(seg_stall_grace),
 	{}
 };
 

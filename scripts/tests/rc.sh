@@ -47,6 +47,17 @@ rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
 wait_port_active "$dev" || bail "$dev not active"
 gid=$(roce_gid_index "$dev" "$gid_ip") || bail "no RoCE v2 GID for $gid_ip"
 
+# modify_qp to RTR resolves the peer's MAC: wait until IPv6 duplicate
+# address detection is over, and fill the neighbour caches.
+for _ in $(seq 50); do
+	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
+	sleep 0.2
+done
+if [ "$mode" = pair ]; then
+	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
+	ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+fi
+
 # The tests: "TOOL|ARGS" run as server "TOOL ARGS" and client "TOOL ARGS IP".
 tests=(
 	"ibv_rc_pingpong|-s 1 -n 50 -c"
@@ -150,5 +161,9 @@ if [ -n "${tcpdump_pid:-}" ]; then
 	kill -INT "$tcpdump_pid"
 	wait "$tcpdump_pid"
 fi
+echo "# $dev hw_counters:"
+for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
+	echo "#   $(basename "$f") $(cat "$f")"
+done
 rdma link delete "$dev"
 summary
