@@ -7,7 +7,11 @@
 #   sparse   make C=2, no sparse report
 #   style    checkpatch --strict clean
 #   kunit    KUnit suites in QEMU (every case counts)
-#   guests   system tests in two QEMU guests (every check counts)
+#   tools    the userspace helpers in tools/ (unit tests)
+#   guests   system tests in QEMU guests (every check counts): the device
+#            smoke test; the RC tool matrix sroce<->sroce, sroce<->rdma_rxe
+#            (each side as server), loopback, IPv6 and an MTU 9000 link;
+#            captures checked by tshark and the ICRC checker
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -62,13 +66,23 @@ sparse_module() {
 	! grep -E '\.[ch]:[0-9]+:[0-9]+: (warning|error)' "$out/sparse-output.txt"
 }
 
-guest_smoke() {
-	"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 400 -o "$out/smoke" \
-		-f "$SROCE_TOP/sroce.ko" "$SROCE_TOP/scripts/tests/smoke.sh" sroce
-	local rc=$? ok nok
-	ok=$(cat "$out"/smoke/guest*/job.log 2>/dev/null | grep -c '^ok - ')
-	nok=$(cat "$out"/smoke/guest*/job.log 2>/dev/null | grep -c '^not ok - ')
-	echo "smoke: $ok passed, $nok failed"
+# guest_job NAME VM-RUN-ARGS... -- JOB ARGS...: run a job in guests and
+# count its checks; a capture left by guest 0 is checked on the host.
+guest_job() {
+	local name=$1 rc ok nok
+	shift
+	"$SROCE_TOP/scripts/vm-run.sh" -o "$out/$name" -f "$SROCE_TOP/sroce.ko" "$@"
+	rc=$?
+	ok=$(cat "$out/$name"/guest*/job.log 2>/dev/null | grep -c '^ok - ')
+	nok=$(cat "$out/$name"/guest*/job.log 2>/dev/null | grep -c '^not ok - ')
+	if [ -f "$out/$name/guest0/wire.pcap" ]; then
+		if "$SROCE_TOP/scripts/wire-check.sh" "$out/$name/guest0/wire.pcap"; then
+			ok=$((ok + 1))
+		else
+			nok=$((nok + 1))
+		fi
+	fi
+	echo "$name: $ok passed, $nok failed"
 	return $rc
 }
 
@@ -78,8 +92,15 @@ step module build_module
 step sparse sparse_module
 step style "$SROCE_TOP/scripts/checkpatch.sh"
 step kunit "$SROCE_TOP/scripts/kunit.sh" -o "$out/kunit"
+step tools /usr/bin/python3 "$SROCE_TOP/tools/tests/test_tools.py"
 if [ -f "$SROCE_TOP/sroce.ko" ]; then
-	step guests guest_smoke
+	tests=$SROCE_TOP/scripts/tests
+	step smoke guest_job smoke -n 2 -t 400 "$tests/smoke.sh" sroce
+	step rc-sroce guest_job rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce capture
+	step rc-rxe guest_job rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe capture
+	step rc-loopback guest_job rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce
+	step rc-ipv6 guest_job rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6
+	step rc-mtu9000 guest_job rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce
 else
 	log "== guests: skipped, sroce.ko was not built"
 	failed=$((failed + 1))
