@@ -9,6 +9,10 @@
  * address. Whatever fails is dropped and counted; requests then go to the
  * responder and responses to the completer, in this softirq.
  *
+ * DCQCN: a packet marked CE makes the destination QP (the notification
+ * point) answer its peer with a CNP, spaced by np_min_time_between_cnps;
+ * a CNP cuts the rate of the QP it names (the reaction point).
+ *
  * Context: softirq, from the UDP socket's encap_rcv (or the loopback path
  * with BH disabled), with skb->data at the UDP header and skb->len trimmed
  * to the UDP length. Consumes the skb.
@@ -17,6 +21,8 @@
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
 
 #include "sroce_counters.h"
 #include "sroce_dev.h"
@@ -26,6 +32,8 @@
 #include "sroce_recv.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
+#include "sroce_trace.h"
+#include "sroce_xmit.h"
 
 /*
  * RoCEv2 never carries IPv4 options or IPv6 extension headers, and the
@@ -77,11 +85,97 @@ static bool sroce_recv_qp_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	return sroce_recv_addr_ok(&qp->av, skb);
 }
 
+/* The TOS / traffic class byte: DSCP and ECN. */
+static u8 sroce_recv_dsfield(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_get_dsfield(ip_hdr(skb));
+	return ipv6_get_dsfield(ipv6_hdr(skb));
+}
+
+/*
+ * Notification point: @qp received a packet marked CE with DS field
+ * @dsfield. Answer the peer QP with a CNP unless NP is off for the
+ * packet's priority (its DSCP's class) or a CNP went out less than
+ * np_min_time_between_cnps ago.
+ */
+static void sroce_recv_ce(struct sroce_dev *sdev, struct sroce_qp *qp,
+			  u8 dsfield)
+{
+	const struct sroce_cc_params *p = &sdev->cc_params;
+	unsigned int prio = dsfield >> 5;
+	struct sk_buff *skb;
+	bool send;
+	void *bth;
+
+	sroce_counter_inc(&sdev->counters, SROCE_CNT_NP_ECN_MARKED);
+	if (!(READ_ONCE(p->np_enable) & BIT(prio)))
+		return;
+
+	spin_lock_bh(&qp->resp.lock);
+	send = sroce_cc_np_should_send_cnp(&qp->resp.np, p, ktime_get_ns());
+	spin_unlock_bh(&qp->resp.lock);
+	if (!send)
+		return;
+
+	skb = sroce_xmit_alloc(qp, SROCE_CNP_HDR_BYTES, 0, &bth);
+	if (!skb)
+		return;
+	sroce_pkt_build_cnp(bth, qp->attr.dest_qp_num);
+	if (!sroce_xmit_cnp(qp, skb))
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_NP_CNP_SENT);
+}
+
+/*
+ * Reaction point: a CNP for the QP in its BTH. Only an RC QP in RTS that
+ * the CNP's source address is connected to reacts; the QP's RP is the
+ * requester's, so it is updated under req.lock. Every CNP received is
+ * counted as handled or ignored, so that the two add up to cc_rx_cnp_pkts.
+ */
+static void sroce_recv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
+			   const struct sroce_pkt *pkt)
+{
+	const struct sroce_cc_params *p = &sdev->cc_params;
+	enum sroce_cc_cnp_verdict verdict = SROCE_CC_CNP_IGNORED;
+	struct sroce_qp *qp;
+	unsigned int prio;
+
+	sroce_counter_inc(&sdev->counters, SROCE_CNT_CC_RX_CNP);
+	qp = sroce_qp_get(sdev, pkt->qpn);
+	if (!qp) {
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_RP_CNP_IGNORED);
+		return;
+	}
+	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	    READ_ONCE(qp->state) != IB_QPS_RTS ||
+	    !sroce_recv_addr_ok(&qp->av, skb)) {
+		sroce_qp_put(qp);
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_RP_CNP_IGNORED);
+		return;
+	}
+
+	/* The priority the QP's data packets carry. */
+	prio = (qp->av.traffic_class >> 2 ?: READ_ONCE(p->roce_dscp)) >> 3;
+	if (READ_ONCE(p->rp_enable) & BIT(prio & 7)) {
+		spin_lock_bh(&qp->req.lock);
+		verdict = sroce_cc_rp_on_cnp(&qp->req.rp, p, ktime_get_ns());
+		if (verdict == SROCE_CC_CNP_HANDLED)
+			sroce_cc_trace_rate(qp->ibqp.qp_num, &qp->req.rp, p,
+					    SROCE_CC_RATE_CNP);
+		spin_unlock_bh(&qp->req.lock);
+	}
+	sroce_counter_inc(&sdev->counters,
+			  verdict == SROCE_CC_CNP_HANDLED ?
+			  SROCE_CNT_RP_CNP_HANDLED : SROCE_CNT_RP_CNP_IGNORED);
+	sroce_qp_put(qp);
+}
+
 void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_counters *cnt = &sdev->counters;
 	struct sroce_pkt pkt;
 	struct sroce_qp *qp;
+	u8 dsfield;
 
 	if (skb_linearize(skb) || !sroce_recv_l3_ok(skb) ||
 	    skb->len < sizeof(struct udphdr))
@@ -98,9 +192,13 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	}
 	sroce_counter_inc(cnt, SROCE_CNT_RCVD_PKTS);
 
-	/* CNPs are for the congestion control, which does not exist yet. */
-	if (!sroce_recv_pkey_ok(&pkt) || (pkt.info->flags & SROCE_OPF_CNP))
+	if (!sroce_recv_pkey_ok(&pkt))
 		goto malformed;
+	if (pkt.info->flags & SROCE_OPF_CNP) {
+		sroce_recv_cnp(sdev, skb, &pkt);
+		consume_skb(skb);
+		return;
+	}
 
 	qp = sroce_qp_get(sdev, pkt.qpn);
 	if (!qp) {
@@ -112,6 +210,10 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 		goto drop;
 	}
+
+	dsfield = sroce_recv_dsfield(skb);
+	if (INET_ECN_is_ce(dsfield))
+		sroce_recv_ce(sdev, qp, dsfield);
 
 	if (pkt.info->flags & SROCE_OPF_REQ)
 		sroce_resp_recv(qp, skb, &pkt);

@@ -17,15 +17,22 @@
  * the packets from the WQE, which go-back-N makes exact (IBTA vol 1
  * 9.7.4.1.1).
  */
+#include <linux/ethtool.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 
 #include "sroce_cq.h"
 #include "sroce_dev.h"
+#include "sroce_icrc.h"
 #include "sroce_pkt.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_seg.h"
+#include "sroce_trace.h"
 #include "sroce_xmit.h"
 
 /*
@@ -78,6 +85,48 @@ static void sroce_req_defer(struct sroce_qp *qp, unsigned long delay)
 		mod_delayed_work(system_wq, &qp->req.work, 0);
 }
 
+/* Hard IRQ: the requester may not run here, the work item runs it. */
+static enum hrtimer_restart sroce_req_pace_timer(struct hrtimer *t)
+{
+	struct sroce_req *req = container_of(t, struct sroce_req, pace_timer);
+
+	sroce_req_defer(container_of(req, struct sroce_qp, req), 0);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * DCQCN pacing: may the next packet leave now? If not, the requester stops
+ * and the pace timer restarts it at the RP's next departure time. For a QP
+ * that never got a CNP this is one flag test. Caller holds req.lock.
+ */
+static bool sroce_req_may_send(struct sroce_qp *qp, u64 now)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (likely(sroce_cc_rp_may_send(&req->rp, now)))
+		return true;
+	hrtimer_start(&req->pace_timer,
+		      ns_to_ktime(sroce_cc_rp_next_send_ns(&req->rp)),
+		      HRTIMER_MODE_ABS);
+	return false;
+}
+
+/* Charge a built packet, as it will be on the wire, to the RP. */
+static void sroce_req_charge(struct sroce_qp *qp, struct sk_buff *skb,
+			     u64 now)
+{
+	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
+	struct sroce_req *req = &qp->req;
+	struct sroce_cc_trace_snap snap;
+	u32 bytes = skb->len + sizeof(struct udphdr) + SROCE_ICRC_BYTES +
+		    (qp->av.family == AF_INET6 ? sizeof(struct ipv6hdr) :
+						 sizeof(struct iphdr));
+
+	sroce_cc_trace_snap(&req->rp, &snap);
+	sroce_cc_rp_on_tx(&req->rp, p, bytes, now);
+	sroce_cc_trace_changed(qp->ibqp.qp_num, &req->rp, p, &snap);
+}
+
 void sroce_req_init(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -91,6 +140,9 @@ void sroce_req_init(struct sroce_qp *qp)
 		timer_setup(&req->retry_timer, sroce_comp_retry_timer, 0);
 		timer_setup(&req->rnr_timer, sroce_comp_rnr_timer, 0);
 		INIT_DELAYED_WORK(&req->work, sroce_req_work);
+		hrtimer_init(&req->pace_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS);
+		req->pace_timer.function = sroce_req_pace_timer;
 		req->inited = true;
 	}
 	spin_lock_bh(&req->lock);
@@ -98,10 +150,30 @@ void sroce_req_init(struct sroce_qp *qp)
 	spin_unlock_bh(&req->lock);
 }
 
+/*
+ * The link rate the DCQCN rate starts from and recovers to. A link that
+ * does not report one (virtio) counts as 1000 Mb/s.
+ */
+static u32 sroce_req_line_mbps(struct sroce_qp *qp)
+{
+	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
+	struct ethtool_link_ksettings ks;
+	u32 speed = 0;
+
+	rtnl_lock();
+	if (!__ethtool_get_link_ksettings(ndev, &ks))
+		speed = ks.base.speed;
+	rtnl_unlock();
+	if (!speed || speed == SPEED_UNKNOWN)
+		speed = 1000;
+	return speed;
+}
+
 void sroce_req_start(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
+	u32 line_mbps = sroce_req_line_mbps(qp);
 
 	spin_lock_bh(&req->lock);
 	req->psn = qp->attr.sq_psn & SROCE_PSN_MASK;
@@ -125,6 +197,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->grace = false;
 	req->probe = false;
 	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
+	sroce_cc_rp_init(&req->rp, line_mbps);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
 }
@@ -146,6 +219,7 @@ void sroce_req_cleanup(struct sroce_qp *qp)
 	 */
 	del_timer_sync(&req->retry_timer);
 	del_timer_sync(&req->rnr_timer);
+	hrtimer_cancel(&req->pace_timer);
 	cancel_delayed_work_sync(&req->work);
 	del_timer_sync(&req->retry_timer);
 	del_timer_sync(&req->rnr_timer);
@@ -391,6 +465,7 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 					    struct sk_buff_head *list)
 {
 	struct sroce_req *req = &qp->req;
+	u64 now = ktime_get_ns();
 	enum ib_qp_state state;
 	struct sroce_swqe *wqe;
 	struct sk_buff *skb;
@@ -409,6 +484,8 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 		if (req->probe && req->psn != req->una)
 			return SROCE_REQ_IDLE;
 		if (!sroce_req_fetch(qp))
+			return SROCE_REQ_IDLE;
+		if (!sroce_req_may_send(qp, now))
 			return SROCE_REQ_IDLE;
 
 		wqe = sroce_sq_wqe(qp, req->cur);
@@ -441,6 +518,7 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 			return SROCE_REQ_FAILED;
 		if (!skb)
 			return SROCE_REQ_BACKOFF;
+		sroce_req_charge(qp, skb, now);
 		__skb_queue_tail(list, skb);
 		sroce_req_advance(qp, wqe);
 	}

@@ -7,10 +7,13 @@
 #ifndef _SROCE_REQ_H
 #define _SROCE_REQ_H
 
+#include <linux/hrtimer.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
+
+#include "sroce_cc.h"
 
 #include "sroce_mr.h"
 
@@ -83,6 +86,14 @@ struct sroce_req {
 	u32 rd_index;		/* the WQE it belongs to */
 	u32 rd_bytes;		/* and the bytes placed before it */
 	bool rd_valid;
+
+	/*
+	 * DCQCN reaction point: reset to line rate at RTS, cut by CNPs from
+	 * the receive path, advanced by the requester per packet sent.
+	 */
+	struct sroce_cc_rp rp;
+	/* Restarts a paced requester at the RP's next departure time. */
+	struct hrtimer pace_timer;
 
 	struct timer_list retry_timer;
 	struct timer_list rnr_timer;

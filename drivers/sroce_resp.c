@@ -1223,6 +1223,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 	resp->msg = SROCE_RESP_MSG_NONE;
 
 	spin_lock_bh(&resp->lock);
+	sroce_cc_np_init(&resp->np);
 	resp->ctl = 0;
 	spin_unlock_bh(&resp->lock);
 	return 0;

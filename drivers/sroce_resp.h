@@ -17,6 +17,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "sroce_cc.h"
 #include "sroce_mr.h"
 
 struct sroce_pkt;
@@ -102,6 +103,8 @@ struct sroce_resp {
 	u8 ctl;				/* SROCE_RESP_CTL_* for the runner */
 	struct delayed_work work;
 	bool inited;			/* lock, inq and work are set up */
+	/* DCQCN notification point: CNP spacing, under lock. */
+	struct sroce_cc_np np;
 
 	/* Owned by the runner. */
 	u32 psn;			/* expected PSN (ePSN) */

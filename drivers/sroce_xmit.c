@@ -22,6 +22,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
@@ -55,6 +56,26 @@ static inline struct sroce_xmit_lo_cb *sroce_xmit_lo_cb(struct sk_buff *skb)
 	return (struct sroce_xmit_lo_cb *)skb->cb;
 }
 
+/*
+ * The TOS / traffic class byte of a data packet: the DSCP of the address
+ * vector's traffic class, or the device's roce_dscp when that is 0; ECT(0)
+ * when ECN is enabled, unless the application chose ECN bits itself. The
+ * ICRC masks this byte (RoCEv2 Annex A17.4.3), so switches may mark CE.
+ */
+static u8 sroce_xmit_tos(const struct sroce_qp *qp)
+{
+	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
+	u8 tc = qp->av.traffic_class;
+	u8 dscp = tc >> 2;
+	u8 ecn = tc & INET_ECN_MASK;
+
+	if (!dscp)
+		dscp = READ_ONCE(p->roce_dscp) & 0x3f;
+	if (!ecn && READ_ONCE(p->ecn_enable))
+		ecn = INET_ECN_ECT_0;
+	return dscp << 2 | ecn;
+}
+
 static unsigned int sroce_xmit_l3_len(const struct sroce_qp *qp)
 {
 	return qp->av.family == AF_INET6 ? sizeof(struct ipv6hdr) :
@@ -83,25 +104,25 @@ struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
 	skb->dev = ndev;
 	skb->protocol = qp->av.family == AF_INET6 ? htons(ETH_P_IPV6) :
 						    htons(ETH_P_IP);
-	skb->priority = rt_tos2priority(qp->av.traffic_class);
+	skb->priority = rt_tos2priority(sroce_xmit_tos(qp));
 	*bth = p;
 	return skb;
 }
 
-static void sroce_xmit_udp(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_xmit_udp(struct sroce_qp *qp, struct sk_buff *skb, u16 sport)
 {
 	struct udphdr *uh;
 
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
-	uh->source = htons(qp->av.sport);
+	uh->source = htons(sport);
 	uh->dest = htons(SROCE_UDP_PORT);
 	uh->len = htons(skb->len + SROCE_ICRC_BYTES);
 	/* RoCEv2 leaves it 0 over IPv6 too; the ICRC covers the packet. */
 	uh->check = 0;
 }
 
-static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
 {
 	struct iphdr *iph;
 
@@ -109,7 +130,7 @@ static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
 	skb_reset_network_header(skb);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
-	iph->tos = qp->av.traffic_class;
+	iph->tos = tos;
 	iph->tot_len = htons(skb->len + SROCE_ICRC_BYTES);
 	/* DF set: id 0, as ip_select_ident() would choose without a socket. */
 	iph->id = 0;
@@ -121,14 +142,14 @@ static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb)
 	iph->check = 0;
 }
 
-static void sroce_xmit_ipv6(struct sroce_qp *qp, struct sk_buff *skb)
+static void sroce_xmit_ipv6(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
 {
 	struct ipv6hdr *ip6h;
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	/* Flow label 0 on the wire, as rdma_rxe: the UDP port is the entropy. */
-	ip6_flow_hdr(ip6h, qp->av.traffic_class, 0);
+	ip6_flow_hdr(ip6h, tos, 0);
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_BYTES);
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = qp->av.hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
@@ -212,7 +233,8 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
 	local_bh_enable();
 }
 
-int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+static int __sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb, u8 tos,
+			u16 sport)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net *net = dev_net(sdev->ndev);
@@ -220,11 +242,11 @@ int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 	bool local = false;
 	int err;
 
-	sroce_xmit_udp(qp, skb);
+	sroce_xmit_udp(qp, skb, sport);
 	if (qp->av.family == AF_INET6)
-		sroce_xmit_ipv6(qp, skb);
+		sroce_xmit_ipv6(qp, skb, tos);
 	else
-		sroce_xmit_ipv4(qp, skb);
+		sroce_xmit_ipv4(qp, skb, tos);
 	skb_put(skb, SROCE_ICRC_BYTES);
 	if (sroce_icrc_append(skb->data, skb->len - SROCE_ICRC_BYTES)) {
 		kfree_skb(skb);
@@ -255,4 +277,19 @@ int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 		err = ip_local_out(net, NULL, skb);
 	/* NET_XMIT_CN still queued the packet; anything else did not. */
 	return net_xmit_eval(err) ? -ENOBUFS : 0;
+}
+
+int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	return __sroce_xmit(qp, skb, sroce_xmit_tos(qp), qp->av.sport);
+}
+
+int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
+	u8 dscp = READ_ONCE(p->np_cnp_dscp) & 0x3f;
+
+	/* Not ECN-capable: a CNP must not be marked or dropped for ECN. */
+	skb->priority = rt_tos2priority(dscp << 2);
+	return __sroce_xmit(qp, skb, dscp << 2, qp->av.sport);
 }

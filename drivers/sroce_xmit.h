@@ -29,4 +29,11 @@ struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
  */
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 
+/*
+ * sroce_xmit_cnp() - send a CNP built in an skb from sroce_xmit_alloc()
+ * to @qp's peer with the device's np_cnp_dscp, not ECN-capable. Consumes
+ * @skb. Context: any, never sleeps.
+ */
+int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb);
+
 #endif /* _SROCE_XMIT_H */

@@ -130,7 +130,7 @@ snap() {
 
 # got TAG GUEST NAME: a counter that guest published under TAG.
 got() {
-	awk -v n="$3" '$1 == n { print $2 }' "/shared/cnt-$2-$1" 2>/dev/null | grep . || echo 0
+	awk -v n="$3" '$1 == n { print $2 }' "/shared/cnt-$1-$2" 2>/dev/null | grep . || echo 0
 }
 
 # delta FROM TO GUEST NAME: how much a guest's counter moved.
