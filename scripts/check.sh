@@ -11,7 +11,8 @@
 #   guests   system tests in QEMU guests (every check counts): the device
 #            smoke test; the RC tool matrix sroce<->sroce, sroce<->rdma_rxe
 #            (each side as server), loopback, IPv6 and an MTU 9000 link;
-#            captures checked by tshark and the ICRC checker
+#            captures checked by tshark and the ICRC checker; ECN/DCQCN
+#            with no marking and with 5% random CE marking
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -101,6 +102,9 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step rc-loopback guest_job rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce
 	step rc-ipv6 guest_job rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6
 	step rc-mtu9000 guest_job rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce
+	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
+		"$tests/cc.sh" nomark sroce
+	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
 else
 	log "== guests: skipped, sroce.ko was not built"
 	failed=$((failed + 1))
