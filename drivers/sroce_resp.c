@@ -775,6 +775,28 @@ static bool sroce_resp_read_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 	return *mr;
 }
 
+/*
+ * The checks a READ or ATOMIC request passes before it takes a responder
+ * resource; on failure the NAK has been sent. Without responder resources
+ * at all the request is invalid (C9-150).
+ */
+static bool sroce_resp_rd_atomic_ok(struct sroce_qp *qp,
+				    const struct sroce_pkt *pkt, u64 va, u32 len)
+{
+	u8 nak = sroce_resp_access_nak(pkt->info->flags,
+				       qp->attr.qp_access_flags, va, len);
+
+	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
+		sroce_resp_access_err(qp, pkt);
+		return false;
+	}
+	if (nak || !sroce_resp_window(qp)) {
+		sroce_resp_invalid(qp, pkt);
+		return false;
+	}
+	return true;
+}
+
 static void sroce_resp_exec_read(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
 {
@@ -786,19 +808,9 @@ static void sroce_resp_exec_read(struct sroce_qp *qp,
 	struct sroce_resp_res *res;
 	struct sroce_mr *mr;
 	u32 npkts;
-	u8 nak;
 
-	nak = sroce_resp_access_nak(pkt->info->flags,
-				    qp->attr.qp_access_flags, va, len);
-	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
-		sroce_resp_access_err(qp, pkt);
+	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, len))
 		return;
-	}
-	/* No responder resources at all: invalid request (C9-150). */
-	if (nak || !sroce_resp_window(qp)) {
-		sroce_resp_invalid(qp, pkt);
-		return;
-	}
 	if (!sroce_resp_read_mr(qp, rkey, va, len, &mr)) {
 		sroce_resp_access_err(qp, pkt);
 		return;
@@ -829,18 +841,9 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 	struct sroce_resp_res *res;
 	struct sroce_mr *mr;
 	u64 orig;
-	u8 nak;
 
-	nak = sroce_resp_access_nak(pkt->info->flags,
-				    qp->attr.qp_access_flags, va, sizeof(u64));
-	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
-		sroce_resp_access_err(qp, pkt);
+	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64)))
 		return;
-	}
-	if (nak || !sroce_resp_window(qp)) {
-		sroce_resp_invalid(qp, pkt);
-		return;
-	}
 	mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd,
 			  sroce_atmeth_rkey(ae), true, IB_ACCESS_REMOTE_ATOMIC,
 			  va, sizeof(u64));
