@@ -159,19 +159,6 @@ bw_mbps() {
 	     END { if (!f) exit 1 }' "$1"
 }
 
-# run_client ARGS LOG: retry while the server is not listening yet.
-run_client() {
-	local i rc
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" ib_write_bw $1 >"$2" 2>&1
-		rc=$?
-		grep -qiE "couldn't connect|connection refused|Unable to connect" "$2" || return $rc
-		sleep 1
-	done
-	return $rc
-}
-
 # trace_start TAG / trace_stop TAG: record sroce_cc_rate on this guest.
 trace_start() {
 	is_sroce || return 0
@@ -275,7 +262,9 @@ one_flow() {
 	else
 		barrier "$tag-up"
 		trace_start "$tag"
-		check "$tag: ib_write_bw client ($dur s)" run_client "$args $PEER_IP4" "/job/$tag.client" ||
+		# shellcheck disable=SC2086 # $args holds several options
+		check "$tag: ib_write_bw client ($dur s)" \
+			run_client "/job/$tag.client" ib_write_bw $args "$PEER_IP4" ||
 			sed 's/^/#   /' "/job/$tag.client"
 		trace_stop "$tag"
 	fi
@@ -547,13 +536,15 @@ incast_run() {
 		barrier "$tag-up"
 		trace_start "$mode"
 		if [ "$GUEST_ID" = 1 ]; then
+			# shellcheck disable=SC2086 # $args holds several options
 			expect "$mode" "$tag: sender 1 ib_write_bw ($dur s)" \
-				run_client "$args 10.77.0.1" "/job/$tag.client" ||
+				run_client "/job/$tag.client" ib_write_bw $args 10.77.0.1 ||
 				sed 's/^/#   /' "/job/$tag.client"
 		else
 			sleep "$join"
+			# shellcheck disable=SC2046 # several options
 			expect "$mode" "$tag: sender 2 ib_write_bw ($dur2 s, from $join s)" \
-				run_client "$(perftest_args "$dur2" $((port + 1))) 10.77.0.1" "/job/$tag.client" ||
+				run_client "/job/$tag.client" ib_write_bw $(perftest_args "$dur2" $((port + 1))) 10.77.0.1 ||
 				sed 's/^/#   /' "/job/$tag.client"
 		fi
 		trace_stop "$mode"

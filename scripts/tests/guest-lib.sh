@@ -127,3 +127,18 @@ wait_port_state() {
 wait_port_active() {
 	wait_port_state "$1" ACTIVE "${2:-10}"
 }
+
+# run_client LOG CMD...: run a perftest/ibv_*_pingpong client with
+# TOOL_TIMEOUT (default 150 s), output to LOG, again while its server is
+# not listening yet; returns the client's status.
+run_client() {
+	local log=$1 rc
+	shift
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		timeout "${TOOL_TIMEOUT:-150}" "$@" >"$log" 2>&1
+		rc=$?
+		grep -qiE "couldn't connect|connection refused|Unable to connect" "$log" || return $rc
+		sleep 1
+	done
+	return $rc
+}

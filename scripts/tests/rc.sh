@@ -32,7 +32,7 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick capture= gid_ip=$GUEST_IP4
+set_=quick capture='' gid_ip=$GUEST_IP4
 for opt in "$@"; do
 	case $opt in
 	quick|full) set_=$opt ;;
@@ -96,19 +96,6 @@ tool_args() {
 	esac
 }
 
-# run_client TOOL ARGS IP LOG: retry while the server is not listening yet.
-run_client() {
-	local i rc
-	for i in 1 2 3 4 5 6 7 8 9 10; do
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$1" $2 "$3" >"$4" 2>&1
-		rc=$?
-		grep -qiE "couldn't connect|connection refused|Unable to connect" "$4" || return $rc
-		sleep 1
-	done
-	return $rc
-}
-
 # check_server DESC PID LOG: the server process exited 0.
 check_server() {
 	local rc
@@ -126,8 +113,9 @@ one_test() {
 		# shellcheck disable=SC2086
 		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
 		local spid=$!
+		# shellcheck disable=SC2086 # $args holds several options
 		check "$tool $3 (loopback, client)" \
-			run_client "$tool" "$args" "$GUEST_IP4" "$log.client" ||
+			run_client "$log.client" "$tool" $args "$GUEST_IP4" ||
 			sed 's/^/#   /' "$log.client"
 		check_server "$tool $3 (loopback, server)" $spid "$log.server"
 	elif [ "$GUEST_ID" = "$server" ]; then
@@ -138,8 +126,9 @@ one_test() {
 		check_server "$tool $3 (${types[$server]} server)" $spid "$log.server"
 	else
 		barrier "$tool-$port-up"
+		# shellcheck disable=SC2086 # $args holds several options
 		check "$tool $3 (${types[$GUEST_ID]} client to ${types[$server]})" \
-			run_client "$tool" "$args" "$PEER_IP4" "$log.client" ||
+			run_client "$log.client" "$tool" $args "$PEER_IP4" ||
 			sed 's/^/#   /' "$log.client"
 	fi
 	[ "$mode" = loopback ] || barrier "$tool-$port-done"
