@@ -72,6 +72,10 @@ for old in "${TMPDIR:-/tmp}"/sroce-vm-[0-9]*.*; do
 	pid=${old##*/sroce-vm-}
 	[ ! -d "$old" ] || kill -0 "${pid%%.*}" 2>/dev/null || rm -rf "$old"
 done
+# One set of guests at a time on this host: TCG guests competing for two
+# cores stall for seconds, long enough to trip transport timers.
+exec 8>"$SROCE_CACHE/vm.lock"
+flock 8
 ns=sroce-vm-$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/sroce-vm-$$.XXXXXX") || die "mktemp failed"
 # QEMU option values cannot hold a comma.
