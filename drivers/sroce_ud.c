@@ -113,7 +113,8 @@ void sroce_ud_wr_to_wqe(struct rxe_send_wqe *wqe, const struct ib_send_wr *wr)
 	wqe->wr.wr.ud.remote_qpn = ud->remote_qpn;
 	wqe->wr.wr.ud.remote_qkey = ud->remote_qkey;
 	wqe->wr.wr.ud.pkey_index = ud->pkey_index;
-	wqe->wr.wr.ud.ah_num = to_sah(ud->ah)->ah_num;
+	/* 0 is no AH's number: a WR without one fails when it is sent. */
+	wqe->wr.wr.ud.ah_num = ud->ah ? to_sah(ud->ah)->ah_num : 0;
 }
 
 /*
