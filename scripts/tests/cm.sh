@@ -57,6 +57,7 @@ ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
 # ibv_ud_pingpong of rdma-core 44 validates data with -c when it has it.
 ud_chk=''
 ibv_ud_pingpong --help 2>&1 | grep -q -- '--chk' && ud_chk=-c
+echo "# ibv_ud_pingpong data check: ${ud_chk:-not available}"
 
 # rping_ok LOG COUNT: an rping run that verified (-V) and showed (-v)
 # COUNT pings and no mismatch.
