@@ -7,6 +7,8 @@
 #   cm.sh pair TYPE0 TYPE1 [OPTION...]   guest N runs link type TYPEn
 #                                        (sroce or rxe); every test runs
 #                                        with each guest as server
+#   cm.sh loopback TYPE [OPTION...]      one guest, server and client on
+#                                        the same device
 #
 # Options: ipv6, run the tests over IPv6 too (the IPv6 GID, rdma_cm to the
 # IPv6 address; the tools' own TCP exchange stays on IPv4); interop, only
@@ -24,9 +26,15 @@
 
 TOOL_TIMEOUT=${TOOL_TIMEOUT:-120}
 port=18515
-types=("$2" "$3")
+mode=$1
+if [ "$mode" = loopback ]; then
+	types=("$2" "$2")
+	shift 2
+else
+	types=("$2" "$3")
+	shift 3
+fi
 mytype=${types[$GUEST_ID]}
-shift 3
 dev=${mytype}0
 families=(4) interop='' hostile=''
 for opt in "$@"; do
@@ -37,6 +45,7 @@ for opt in "$@"; do
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
+[ "$mode" = pair ] || [ -z "$hostile" ] || bail "hostile needs a pair"
 
 load_link_module "$mytype" || bail "load $mytype"
 modprobe -a rdma_ucm ib_umad >/dev/null 2>&1
@@ -51,8 +60,10 @@ for _ in $(seq 50); do
 	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
 	sleep 0.2
 done
-ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
-ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+if [ "$mode" = pair ]; then
+	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
+	ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+fi
 
 # ibv_ud_pingpong of rdma-core 44 validates data with -c when it has it.
 ud_chk=''
@@ -145,7 +156,7 @@ expand() {
 	local c=${1//@P@/$port}
 	c=${c//@IP@/$my_ip}
 	c=${c//@GID@/$gid}
-	c=${c//@PEER4@/$PEER_IP4}
+	c=${c//@PEER4@/$oob_ip}
 	echo "${c//@PEER@/$peer_ip}"
 }
 
@@ -157,7 +168,23 @@ one_test() {
 	scmd=$(expand "${rest%%|*}")
 	ccmd=$(expand "${rest#*|}")
 	log=/job/cm-$port
-	if [ "$GUEST_ID" = "$server" ]; then
+	if [ "$mode" = loopback ]; then
+		# shellcheck disable=SC2086 # the command is split on purpose
+		timeout "$TOOL_TIMEOUT" $scmd >"$log.server" 2>&1 &
+		local spid=$!
+		sleep 1
+		# shellcheck disable=SC2086 # the command is split on purpose
+		check "$desc$fam (loopback, client)" run_client "$log.client" $ccmd ||
+			sed 's/^/#   /' "$log.client"
+		wait "$spid"
+		rc=$?
+		check "$desc$fam (loopback, server)" test $rc -eq 0 ||
+			sed 's/^/#   /' "$log.server"
+		if [[ $desc == rping* ]]; then
+			check "$desc data$fam (loopback, client)" rping_ok "$log.client" 20
+			check "$desc data$fam (loopback, server)" rping_ok "$log.server" 20
+		fi
+	elif [ "$GUEST_ID" = "$server" ]; then
 		# shellcheck disable=SC2086 # the command is split on purpose
 		timeout "$TOOL_TIMEOUT" $scmd >"$log.server" 2>&1 &
 		local spid=$!
@@ -178,7 +205,7 @@ one_test() {
 		[[ $desc != rping* ]] ||
 			check "$desc data$fam (${types[$GUEST_ID]} client)" rping_ok "$log.client" 20
 	fi
-	barrier "$port-done"
+	[ "$mode" = loopback ] || barrier "$port-done"
 	port=$((port + 1))
 }
 
@@ -188,8 +215,12 @@ for f in "${families[@]}"; do
 	else
 		my_ip=$GUEST_IP4 peer_ip=$PEER_IP4 gid=$gid4 fam=''
 	fi
+	oob_ip=$PEER_IP4 servers=(0 1)
+	if [ "$mode" = loopback ]; then
+		peer_ip=$my_ip oob_ip=$GUEST_IP4 servers=(0)
+	fi
 	family_tests "$f"
-	for server in 0 1; do
+	for server in "${servers[@]}"; do
 		for t in "${tests[@]}"; do
 			one_test "$server" "$t"
 		done
