@@ -43,6 +43,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RP_CNP_HANDLED].name = "rp_cnp_handled",
 	[SROCE_CNT_RP_CNP_IGNORED].name = "rp_cnp_ignored",
 	[SROCE_CNT_CC_RX_CNP].name = "cc_rx_cnp_pkts",
+	[SROCE_CNT_RCVD_BAD_QKEY].name = "rcvd_bad_qkey_pkts",
+	[SROCE_CNT_UD_RECV_DROPPED].name = "ud_recv_dropped",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -39,6 +39,9 @@ enum sroce_counter {
 	SROCE_CNT_RP_CNP_HANDLED,	/* CNPs that cut (or set) a QP's rate */
 	SROCE_CNT_RP_CNP_IGNORED,	/* CNPs received that changed nothing */
 	SROCE_CNT_CC_RX_CNP,		/* every CNP received, before any check */
+	/* UD and GSI receives. */
+	SROCE_CNT_RCVD_BAD_QKEY,	/* Q_Key mismatch (IBTA 10.2.4, C9-49) */
+	SROCE_CNT_UD_RECV_DROPPED,	/* no receive WQE, too long, bad WQE */
 	SROCE_NUM_COUNTERS
 };
 

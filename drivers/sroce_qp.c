@@ -27,6 +27,7 @@
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
+#include "sroce_ud.h"
 #include "sroce_verbs.h"
 
 /* QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. */
@@ -169,8 +170,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	/* UD and GSI arrive with the GSI work; SRQ, XRC and flags not at all. */
-	if (init->qp_type != IB_QPT_RC)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
+	    init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (init->srq || init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
@@ -202,10 +203,17 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err)
 		goto err_sq;
 
-	/* Reserve the QPN; lookups find nothing until the QP is complete. */
-	err = xa_alloc_cyclic(&sdev->qps, &qpn, NULL,
-			      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
-			      &sdev->next_qpn, GFP_KERNEL);
+	/*
+	 * Reserve the QPN; lookups find nothing until the QP is complete.
+	 * The GSI QP is QPN 1 on the wire, so it is 1 in the table too.
+	 */
+	qpn = SROCE_UD_GSI_QPN;
+	if (init->qp_type == IB_QPT_GSI)
+		err = xa_insert(&sdev->qps, qpn, NULL, GFP_KERNEL);
+	else
+		err = xa_alloc_cyclic(&sdev->qps, &qpn, NULL,
+				      XA_LIMIT(SROCE_QPN_MIN, SROCE_QPN_MAX),
+				      &sdev->next_qpn, GFP_KERNEL);
 	if (err < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
@@ -575,6 +583,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		wqe->iova = atomic_wr(wr)->remote_addr;
 		break;
 	default:
+		if (sroce_ud_qp(qp))
+			sroce_ud_wr_to_wqe(wqe, wr);
 		break;
 	}
 

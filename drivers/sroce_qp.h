@@ -66,6 +66,16 @@ struct sroce_swqe {
 		} reg;
 	};
 	/*
+	 * UD and GSI: where the message goes, as the WR said. The AH is only
+	 * a number here; the requester resolves it (sroce_ud.c).
+	 */
+	struct {
+		u32 remote_qpn;
+		u32 remote_qkey;
+		u32 ah_num;
+		u16 pkey_index;
+	} ud;
+	/*
 	 * IB_WC_SUCCESS, or the error status sroce_sq_fetch() found
 	 * (IB_WC_LOC_QP_OP_ERR, IB_WC_LOC_LEN_ERR): the requester completes
 	 * such a WQE with it and moves the QP to ERR without sending.

@@ -33,6 +33,7 @@
 #include "sroce_req.h"
 #include "sroce_resp.h"
 #include "sroce_trace.h"
+#include "sroce_ud.h"
 #include "sroce_xmit.h"
 
 /*
@@ -204,6 +205,11 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (!qp) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 		goto drop;
+	}
+	if (sroce_ud_qp(qp)) {
+		sroce_ud_recv(qp, skb, &pkt);
+		sroce_qp_put(qp);
+		return;
 	}
 	if (!sroce_recv_qp_ok(qp, &pkt, skb)) {
 		sroce_qp_put(qp);

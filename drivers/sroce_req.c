@@ -33,6 +33,7 @@
 #include "sroce_req.h"
 #include "sroce_seg.h"
 #include "sroce_trace.h"
+#include "sroce_ud.h"
 #include "sroce_xmit.h"
 
 /*
@@ -600,6 +601,13 @@ static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
 	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		sroce_req_flush(qp);
 		return SROCE_REQ_IDLE;
+	}
+	if (sroce_ud_qp(qp)) {
+		int ret = sroce_ud_send(qp);
+
+		if (ret < 0)
+			return SROCE_REQ_BACKOFF;
+		return ret ? SROCE_REQ_MORE : SROCE_REQ_IDLE;
 	}
 
 	__skb_queue_head_init(&list);

@@ -33,6 +33,7 @@
 #include "sroce_qp.h"
 #include "sroce_resp.h"
 #include "sroce_seg.h"
+#include "sroce_ud.h"
 #include "sroce_xmit.h"
 
 /* Control requests for the runner, in sroce_resp.ctl. */
@@ -944,6 +945,10 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_resp *resp = &qp->resp;
 	u16 opflags = pkt->info->flags;
 
+	if (sroce_ud_qp(qp)) {
+		sroce_ud_resp_process(qp, skb);
+		return;
+	}
 	if (resp->fatal || !sroce_resp_state_ok(qp) ||
 	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
 		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);

@@ -30,6 +30,9 @@ static_assert(offsetof(struct rxe_sge, lkey) == offsetof(struct ib_sge, lkey));
 static_assert(sizeof(struct rxe_send_wqe) == 208);
 static_assert(sizeof(struct rxe_recv_wqe) == 40);
 
+/* QPNs are 24 bits (IBTA 9.2). */
+#define SROCE_QPN_MASK		GENMASK(23, 0)
+
 /* Largest message IBTA allows (9.4.1: 2^31 bytes). */
 #define SROCE_MAX_MSG_LEN	BIT(31)
 
@@ -190,6 +193,14 @@ enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
 		break;
 	default:
 		break;
+	}
+
+	/* Only the AH's number: its address is resolved when sent. */
+	if (type == IB_QPT_UD || type == IB_QPT_GSI) {
+		wqe->ud.remote_qpn = hdr.wr.wr.ud.remote_qpn & SROCE_QPN_MASK;
+		wqe->ud.remote_qkey = hdr.wr.wr.ud.remote_qkey;
+		wqe->ud.ah_num = hdr.wr.wr.ud.ah_num;
+		wqe->ud.pkey_index = hdr.wr.wr.ud.pkey_index;
 	}
 
 	/* IBTA 9.4.5: an atomic operates on exactly 8 bytes. */

@@ -62,10 +62,10 @@ static inline struct sroce_xmit_lo_cb *sroce_xmit_lo_cb(struct sk_buff *skb)
  * when ECN is enabled, unless the application chose ECN bits itself. The
  * ICRC masks this byte (RoCEv2 Annex A17.4.3), so switches may mark CE.
  */
-static u8 sroce_xmit_tos(const struct sroce_qp *qp)
+static u8 sroce_xmit_tos(const struct sroce_qp *qp, const struct sroce_av *av)
 {
 	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
-	u8 tc = qp->av.traffic_class;
+	u8 tc = av->traffic_class;
 	u8 dscp = tc >> 2;
 	u8 ecn = tc & INET_ECN_MASK;
 
@@ -76,17 +76,19 @@ static u8 sroce_xmit_tos(const struct sroce_qp *qp)
 	return dscp << 2 | ecn;
 }
 
-static unsigned int sroce_xmit_l3_len(const struct sroce_qp *qp)
+static unsigned int sroce_xmit_l3_len(const struct sroce_av *av)
 {
-	return qp->av.family == AF_INET6 ? sizeof(struct ipv6hdr) :
-					   sizeof(struct iphdr);
+	return av->family == AF_INET6 ? sizeof(struct ipv6hdr) :
+					sizeof(struct iphdr);
 }
 
-struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
-				 unsigned int paylen, void **bth)
+struct sk_buff *sroce_xmit_alloc_av(struct sroce_qp *qp,
+				    const struct sroce_av *av,
+				    unsigned int hdr_len, unsigned int paylen,
+				    void **bth)
 {
 	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sroce_xmit_l3_len(qp) +
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sroce_xmit_l3_len(av) +
 			    sizeof(struct udphdr);
 	unsigned int pad = sroce_pkt_pad_bytes(paylen);
 	unsigned int len = hdr_len + paylen + pad;
@@ -102,14 +104,20 @@ struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
 	memset(p + hdr_len + paylen, 0, pad);
 
 	skb->dev = ndev;
-	skb->protocol = qp->av.family == AF_INET6 ? htons(ETH_P_IPV6) :
-						    htons(ETH_P_IP);
-	skb->priority = rt_tos2priority(sroce_xmit_tos(qp));
+	skb->protocol = av->family == AF_INET6 ? htons(ETH_P_IPV6) :
+						 htons(ETH_P_IP);
+	skb->priority = rt_tos2priority(sroce_xmit_tos(qp, av));
 	*bth = p;
 	return skb;
 }
 
-static void sroce_xmit_udp(struct sroce_qp *qp, struct sk_buff *skb, u16 sport)
+struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
+				 unsigned int paylen, void **bth)
+{
+	return sroce_xmit_alloc_av(qp, &qp->av, hdr_len, paylen, bth);
+}
+
+static void sroce_xmit_udp(struct sk_buff *skb, u16 sport)
 {
 	struct udphdr *uh;
 
@@ -122,7 +130,8 @@ static void sroce_xmit_udp(struct sroce_qp *qp, struct sk_buff *skb, u16 sport)
 	uh->check = 0;
 }
 
-static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
+static void sroce_xmit_ipv4(const struct sroce_av *av, struct sk_buff *skb,
+			    u8 tos)
 {
 	struct iphdr *iph;
 
@@ -135,14 +144,15 @@ static void sroce_xmit_ipv4(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
 	/* DF set: id 0, as ip_select_ident() would choose without a socket. */
 	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
-	iph->ttl = qp->av.hop_limit ?: IPDEFTTL;
+	iph->ttl = av->hop_limit ?: IPDEFTTL;
 	iph->protocol = IPPROTO_UDP;
-	iph->saddr = qp->av.saddr.v4;
-	iph->daddr = qp->av.daddr.v4;
+	iph->saddr = av->saddr.v4;
+	iph->daddr = av->daddr.v4;
 	iph->check = 0;
 }
 
-static void sroce_xmit_ipv6(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
+static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
+			    u8 tos)
 {
 	struct ipv6hdr *ip6h;
 
@@ -152,23 +162,23 @@ static void sroce_xmit_ipv6(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
 	ip6_flow_hdr(ip6h, tos, 0);
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_BYTES);
 	ip6h->nexthdr = IPPROTO_UDP;
-	ip6h->hop_limit = qp->av.hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
-	ip6h->saddr = qp->av.saddr.v6;
-	ip6h->daddr = qp->av.daddr.v6;
+	ip6h->hop_limit = av->hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
+	ip6h->saddr = av->saddr.v6;
+	ip6h->daddr = av->daddr.v6;
 }
 
 /* The route to the peer; *@local tells whether the peer is this host. */
-static struct dst_entry *sroce_xmit_route(struct sroce_qp *qp,
+static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
 					  struct net_device *ndev, bool *local)
 {
 	struct dst_entry *dst;
 
-	if (qp->av.family == AF_INET) {
+	if (av->family == AF_INET) {
 		struct flowi4 fl4 = {
 			.flowi4_oif = ndev->ifindex,
 			.flowi4_proto = IPPROTO_UDP,
-			.daddr = qp->av.daddr.v4,
-			.saddr = qp->av.saddr.v4,
+			.daddr = av->daddr.v4,
+			.saddr = av->saddr.v4,
 		};
 		struct rtable *rt;
 
@@ -181,8 +191,8 @@ static struct dst_entry *sroce_xmit_route(struct sroce_qp *qp,
 		struct flowi6 fl6 = {
 			.flowi6_oif = ndev->ifindex,
 			.flowi6_proto = IPPROTO_UDP,
-			.daddr = qp->av.daddr.v6,
-			.saddr = qp->av.saddr.v6,
+			.daddr = av->daddr.v6,
+			.saddr = av->saddr.v6,
 		};
 
 		dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6,
@@ -233,8 +243,8 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
 	local_bh_enable();
 }
 
-static int __sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb, u8 tos,
-			u16 sport)
+static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
+			struct sk_buff *skb, u8 tos, u16 sport)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net *net = dev_net(sdev->ndev);
@@ -242,20 +252,20 @@ static int __sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb, u8 tos,
 	bool local = false;
 	int err;
 
-	sroce_xmit_udp(qp, skb, sport);
-	if (qp->av.family == AF_INET6)
-		sroce_xmit_ipv6(qp, skb, tos);
+	sroce_xmit_udp(skb, sport);
+	if (av->family == AF_INET6)
+		sroce_xmit_ipv6(av, skb, tos);
 	else
-		sroce_xmit_ipv4(qp, skb, tos);
+		sroce_xmit_ipv4(av, skb, tos);
 	skb_put(skb, SROCE_ICRC_BYTES);
 	if (sroce_icrc_append(skb->data, skb->len - SROCE_ICRC_BYTES)) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
-	if (qp->av.family == AF_INET)
+	if (av->family == AF_INET)
 		ip_send_check(ip_hdr(skb));
 
-	dst = sroce_xmit_route(qp, sdev->ndev, &local);
+	dst = sroce_xmit_route(av, sdev->ndev, &local);
 	if (IS_ERR(dst)) {
 		/* No route is a loss: the retransmit timer deals with it. */
 		kfree_skb(skb);
@@ -271,7 +281,7 @@ static int __sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb, u8 tos,
 
 	skb_dst_set(skb, dst);
 	memset(skb->cb, 0, sizeof(skb->cb));
-	if (qp->av.family == AF_INET6)
+	if (av->family == AF_INET6)
 		err = ip6_local_out(net, NULL, skb);
 	else
 		err = ip_local_out(net, NULL, skb);
@@ -281,7 +291,14 @@ static int __sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb, u8 tos,
 
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	return __sroce_xmit(qp, skb, sroce_xmit_tos(qp), qp->av.sport);
+	return __sroce_xmit(qp, &qp->av, skb, sroce_xmit_tos(qp, &qp->av),
+			    qp->av.sport);
+}
+
+int sroce_xmit_av(struct sroce_qp *qp, const struct sroce_av *av,
+		  struct sk_buff *skb)
+{
+	return __sroce_xmit(qp, av, skb, sroce_xmit_tos(qp, av), av->sport);
 }
 
 int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
@@ -291,5 +308,5 @@ int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 
 	/* Not ECN-capable: a CNP must not be marked or dropped for ECN. */
 	skb->priority = rt_tos2priority(dscp << 2);
-	return __sroce_xmit(qp, skb, dscp << 2, qp->av.sport);
+	return __sroce_xmit(qp, &qp->av, skb, dscp << 2, qp->av.sport);
 }

@@ -11,6 +11,7 @@
 #include <linux/types.h>
 
 struct sk_buff;
+struct sroce_av;
 struct sroce_qp;
 
 /*
@@ -21,6 +22,17 @@ struct sroce_qp;
  */
 struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
 				 unsigned int paylen, void **bth);
+
+/*
+ * sroce_xmit_alloc_av(), sroce_xmit_av() - the same for a packet that goes
+ * where @av says rather than to the QP's peer (UD: the WQE's AH).
+ */
+struct sk_buff *sroce_xmit_alloc_av(struct sroce_qp *qp,
+				    const struct sroce_av *av,
+				    unsigned int hdr_len, unsigned int paylen,
+				    void **bth);
+int sroce_xmit_av(struct sroce_qp *qp, const struct sroce_av *av,
+		  struct sk_buff *skb);
 
 /*
  * sroce_xmit() - add UDP and IP headers and the ICRC and send. Consumes

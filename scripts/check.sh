@@ -111,6 +111,9 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step rc-loopback guest_job rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce
 	step rc-ipv6 guest_job rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6
 	step rc-mtu9000 guest_job rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce
+	step cm-sroce guest_job cm-sroce -n 2 -t 900 -f "$tests/roce-inject.py" \
+		"$tests/cm.sh" pair sroce sroce ipv6 hostile
+	step cm-rxe guest_job cm-rxe -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
 	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
 		"$tests/cc.sh" nomark sroce
 	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
