@@ -13,7 +13,8 @@
 #            (each side as server), loopback, IPv6 and an MTU 9000 link;
 #            captures checked by tshark and the ICRC checker; ECN/DCQCN
 #            with no marking and with 5% random CE marking; memory
-#            windows and memory operations from userspace
+#            windows and memory operations from userspace; NVMe over
+#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -118,6 +119,7 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		"$tests/cc.sh" nomark sroce
 	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
 	step mw mw_job
+	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
 else
 	log "== guests: skipped, sroce.ko was not built"
 	failed=$((failed + 1))

@@ -62,11 +62,15 @@ target_down() {
 	modprobe -r nvmet-rdma nvmet null_blk
 }
 
-# ns_dev: the namespace's block device (the guests have no other NVMe).
+# ns_dev: the namespace's block device (the guests have no other NVMe);
+# not the hidden per-path device nvmeXcYnZ of native multipath.
 ns_dev() {
 	local b
 	for b in /sys/block/nvme*n1; do
-		[ -e "$b" ] && { echo "/dev/${b##*/}"; return 0; }
+		case ${b##*/} in
+		nvme*c*n1) continue ;;
+		esac
+		[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
 	done
 	return 1
 }
