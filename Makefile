@@ -11,6 +11,7 @@
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
+#   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -56,4 +57,8 @@ kunit:
 bench:
 	scripts/bench.sh
 
-.PHONY: all modules clean install load unload demo check kunit bench
+nvmeof: modules
+	scripts/vm-run.sh -n 2 -t 1800 -o out/nvmeof -f $(CURDIR)/sroce.ko \
+		scripts/tests/nvmeof.sh long
+
+.PHONY: all modules clean install load unload demo check kunit bench nvmeof

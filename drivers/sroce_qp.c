@@ -544,6 +544,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (((prod + 1) & q->index_mask) == q->index)
 		return -ENOMEM;
+	if (wr->opcode == IB_WR_REG_MR)
+		return sroce_mw_post_reg(qp, reg_wr(wr), prod);
 	if (!sroce_wqe_opcode_ok(qp->ibqp.qp_type, wr->opcode) ||
 	    wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
@@ -560,6 +562,9 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV)
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:

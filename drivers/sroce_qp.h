@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_queue.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
@@ -55,6 +56,15 @@ struct sroce_swqe {
 	u32 length;		/* payload bytes of the whole message */
 	u32 num_sge;
 	bool inline_data;
+	/* The local operations (sroce_mw.c). */
+	union {
+		struct sroce_mw_bind bind;	/* IB_WR_BIND_MW */
+		struct {			/* IB_WR_REG_MR, kernel QPs */
+			struct ib_mr *mr;
+			u32 key;
+			int access;
+		} reg;
+	};
 	/*
 	 * UD and GSI: where the message goes, as the WR said. The AH is only
 	 * a number here; the requester resolves it (sroce_ud.c).

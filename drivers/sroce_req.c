@@ -272,6 +272,9 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 
 	for (; i != end; i = sroce_req_next(qp, i)) {
 		wqe = sroce_sq_wqe(qp, i);
+		/* Local operations own no PSN and are never repeated. */
+		if (sroce_seg_is_local(wqe->opcode))
+			continue;
 		npsn = sroce_psn_span(wqe->prog.first_psn, wqe->prog.last_psn) + 1;
 		if (sroce_psn_in_window(psn, wqe->prog.first_psn, npsn))
 			break;
@@ -446,6 +449,29 @@ out:
 		sroce_req_arm_retry(qp);
 }
 
+/*
+ * The local operation at cur: executed once, when first reached, then
+ * skipped by retransmissions. It completes as soon as every WQE before it
+ * has (sroce_comp_local_ops()). Returns false when it failed (its status
+ * is set). Caller holds req.lock.
+ */
+static bool sroce_req_local(struct sroce_qp *qp, struct sroce_swqe *wqe)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (req->cur == req->sent_end) {
+		wqe->status = sroce_mw_local_op(qp, wqe);
+		if (wqe->status != IB_WC_SUCCESS)
+			return false;
+		wqe->prog.first_psn = req->psn;
+		wqe->prog.last_psn = sroce_psn_add(req->psn, -1);
+		req->sent_end = sroce_req_next(qp, req->cur);
+	}
+	req->cur = sroce_req_next(qp, req->cur);
+	/* A CQ overflow stopped the QP: the caller moves it to ERR. */
+	return !sroce_comp_local_ops(qp);
+}
+
 /* Make sure the WQE at cur is in the shadow ring. Caller holds req.lock. */
 static bool sroce_req_fetch(struct sroce_qp *qp)
 {
@@ -500,6 +526,11 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 					return SROCE_REQ_FAILED;
 				if (!sroce_req_may_start(qp, wqe))
 					return SROCE_REQ_IDLE;
+			}
+			if (sroce_seg_is_local(wqe->opcode)) {
+				if (!sroce_req_local(qp, wqe))
+					return SROCE_REQ_FAILED;
+				continue;
 			}
 			wqe->prog.first_psn = req->psn;
 			wqe->prog.last_psn =
@@ -586,7 +617,7 @@ static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
 	gen = req->gen;
 	fill = sroce_req_fill(qp, &list);
 	if (fill == SROCE_REQ_FAILED)
-		error = sroce_comp_local_error(qp) || error;
+		error = sroce_comp_local_error(qp) || req->stopped || error;
 	spin_unlock_bh(&req->lock);
 
 	sent = sroce_req_xmit(qp, &list, gen);

@@ -131,6 +131,12 @@ void sroce_comp_rnr_timer(struct timer_list *t);
  */
 bool sroce_comp_local_error(struct sroce_qp *qp);
 /*
+ * Complete the executed local operations (REG_MR, LOCAL_INV, BIND_MW) at
+ * the head of the SQ: they retire once every WQE before them has. Caller
+ * holds req.lock; true means the QP must go to ERR (the CQ overflowed).
+ */
+bool sroce_comp_local_ops(struct sroce_qp *qp);
+/*
  * The retransmit timer ran out (req.expired): retry unless progress came
  * since. Caller holds req.lock; true means the QP must go to ERR.
  */

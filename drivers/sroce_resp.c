@@ -474,6 +474,10 @@ static void sroce_resp_complete_ok(struct sroce_qp *qp,
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = sroce_immdt_imm(immdt);
 	}
+	if (sroce_pkt_ieth(pkt)) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = sroce_ieth_rkey(sroce_pkt_ieth(pkt));
+	}
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RDMA_RECVS);
 	/* IBTA 11.4.2.2: a CQ overrun is fatal to the QP (class G). */
 	if (sroce_resp_complete(qp, &wc, sroce_bth_se(sroce_pkt_bth(pkt)))) {
@@ -625,13 +629,7 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 	u16 opflags = pkt->info->flags;
 	int err;
 
-	/*
-	 * SEND with Invalidate needs a memory window or fast-registered MR
-	 * to invalidate; sroce has neither, so no R_Key can be invalidated
-	 * (IBTA 10.6.6.1: an invalid R_Key is an invalid request).
-	 */
-	if (!sroce_resp_send_len_ok(opflags, pkt->paylen, sroce_resp_mtu(qp)) ||
-	    sroce_pkt_ieth(pkt)) {
+	if (!sroce_resp_send_len_ok(opflags, pkt->paylen, sroce_resp_mtu(qp))) {
 		sroce_resp_invalid(qp, pkt);
 		return;
 	}
@@ -653,6 +651,18 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 		return;
 	}
 	resp->recv_len += pkt->paylen;
+
+	/*
+	 * SEND with Invalidate: once the message is placed, invalidate the
+	 * R_Key (IBTA 10.6.6.2, sroce_invalidate_key()); one that cannot be
+	 * invalidated makes the request invalid.
+	 */
+	if (sroce_pkt_ieth(pkt) &&
+	    sroce_invalidate_key(qp, sroce_ieth_rkey(sroce_pkt_ieth(pkt)),
+				 true)) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
 
 	if (opflags & SROCE_OPF_LAST) {
 		resp->msg = SROCE_RESP_MSG_NONE;
@@ -688,11 +698,9 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 		}
 		/* A zero-length WRITE names no memory (IBTA 9.4.3). */
 		if (len) {
-			resp->wr_mr = sroce_mr_get(to_sdev(qp->ibqp.device),
-						   qp->ibqp.pd,
-						   sroce_reth_rkey(reth), true,
-						   IB_ACCESS_REMOTE_WRITE,
-						   va, len);
+			resp->wr_mr = sroce_rkey_get(qp, sroce_reth_rkey(reth),
+						     IB_ACCESS_REMOTE_WRITE,
+						     va, len);
 			if (!resp->wr_mr) {
 				sroce_resp_access_err(qp, pkt);
 				return;
@@ -771,8 +779,7 @@ static bool sroce_resp_read_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 	*mr = NULL;
 	if (!len)
 		return true;
-	*mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, true,
-			   IB_ACCESS_REMOTE_READ, va, len);
+	*mr = sroce_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
 	return *mr;
 }
 
@@ -845,9 +852,8 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 
 	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64)))
 		return;
-	mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-			  sroce_atmeth_rkey(ae), true, IB_ACCESS_REMOTE_ATOMIC,
-			  va, sizeof(u64));
+	mr = sroce_rkey_get(qp, sroce_atmeth_rkey(ae), IB_ACCESS_REMOTE_ATOMIC,
+			    va, sizeof(u64));
 	if (!mr) {
 		sroce_resp_access_err(qp, pkt);
 		return;

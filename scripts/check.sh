@@ -12,7 +12,9 @@
 #            smoke test; the RC tool matrix sroce<->sroce, sroce<->rdma_rxe
 #            (each side as server), loopback, IPv6 and an MTU 9000 link;
 #            captures checked by tshark and the ICRC checker; ECN/DCQCN
-#            with no marking and with 5% random CE marking
+#            with no marking and with 5% random CE marking; memory
+#            windows and memory operations from userspace; NVMe over
+#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -87,6 +89,14 @@ guest_job() {
 	return $rc
 }
 
+# mw_job: memory windows and memory operations from userspace; the test
+# program is built on the host.
+mw_job() {
+	"$SROCE_TOP/scripts/mw-test-build.sh" "$out/sroce_mw_test" || return 1
+	guest_job mw -n 2 -t 400 -f "$out/sroce_mw_test" \
+		"$SROCE_TOP/scripts/tests/mw.sh"
+}
+
 start=$(date +%s)
 need_host_pkgs
 step module build_module
@@ -109,6 +119,8 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
 		"$tests/cc.sh" nomark sroce
 	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
+	step mw mw_job
+	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
 else
 	log "== guests: skipped, sroce.ko was not built"
 	failed=$((failed + 1))
