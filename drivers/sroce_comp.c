@@ -474,7 +474,7 @@ static void sroce_comp_finish(struct sroce_qp *qp, struct sroce_comp_out *out)
 
 /*
  * UC has no acknowledgments: sending a PSN is as good as an ACK for it
- * (IBTA 9.8.3, the requester completes a UC WQE once it is sent). Called
+ * (IBTA vol 1 9.8: a UC WQE completes once it is sent). Called
  * by the requester after its packets left, with no lock held.
  */
 void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)

@@ -75,7 +75,7 @@ static bool sroce_recv_qp_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	u8 transport = pkt->opcode & SROCE_OP_TRANSPORT_MASK;
 
-	/* UC has requests only: no ACKs or responses (IBTA 9.8.3). */
+	/* UC has requests only: no ACKs or responses (IBTA vol 1 9.8). */
 	if (!(qp->ibqp.qp_type == IB_QPT_RC && transport == SROCE_TRANSPORT_RC) &&
 	    !(qp->ibqp.qp_type == IB_QPT_UC && transport == SROCE_TRANSPORT_UC &&
 	      (pkt->info->flags & SROCE_OPF_REQ)))

@@ -568,7 +568,7 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 		res = SROCE_REQ_BACKOFF;
 		break;
 	}
-	/* UC: a WQE is done once its last packet has left (IBTA 9.8.3). */
+	/* UC: a WQE is done once its last packet has left (IBTA vol 1 9.8). */
 	if (uc && sent)
 		sroce_comp_uc_sent(qp, sent_psn);
 	return res;

@@ -130,7 +130,7 @@ bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags)
  * @opflags: the packet's SROCE_OPF_* flags
  * @dropping: whether the rest of a message is being dropped; updated
  *
- * UC is unacknowledged (IBTA vol 1 9.7.5.1.x for UC): a packet that is
+ * UC is unacknowledged (IBTA vol 1 9.8): a packet that is
  * missed is never sent again. A gap inside a message drops the rest of
  * that message silently; the responder takes up the stream again at the
  * next FIRST or ONLY packet, whatever its PSN. A PSN in the half of the
@@ -609,7 +609,7 @@ static void sroce_resp_uc_abandon(struct sroce_qp *qp)
 
 /*
  * UC: a request that RC would NAK (no receive WQE, an invalid request, an
- * access violation) loses its message silently (IBTA 9.9.2: no NAKs on
+ * access violation) loses its message silently (IBTA vol 1 9.8: no NAKs on
  * UC); the rest of the message is dropped too.
  */
 static void sroce_resp_uc_lost(struct sroce_qp *qp,

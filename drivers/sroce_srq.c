@@ -8,8 +8,8 @@
  * Unlike a QP's own RQ, whose responder peeks at its head WQE and retires
  * it at completion, an SRQ's WQE is copied and consumed in one step under
  * the SRQ lock: several responders take from the ring concurrently and
- * each WQE must go to exactly one of them (IBTA 10.2.9.1). The kernel copy
- * is then the QP's own until it completes.
+ * each WQE must go to exactly one of them (IBTA vol 1 10.2.9). The kernel
+ * copy is then the QP's own until it completes.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -34,9 +34,9 @@ static atomic_t sroce_srq_next_num = ATOMIC_INIT(0);
  * @limit: the armed limit, 0 when disarmed
  * @count: WQEs left in the SRQ after the one just taken
  *
- * IBTA 10.2.9.2 (o10-29.2.1): the event fires when the number of WQEs
- * drops below the armed limit; the SRQ is then disarmed until the next
- * modify with IB_SRQ_LIMIT.
+ * IBTA vol 1 10.2.9: the event fires when the number of WQEs drops below
+ * the armed limit; the SRQ is then disarmed until the next modify with
+ * IB_SRQ_LIMIT.
  */
 bool sroce_srq_limit_hit(u32 limit, u32 count)
 {
@@ -184,8 +184,8 @@ err_count:
 
 /*
  * IB_SRQ_MAX_WR: a new ring takes the place of the old one with the
- * posted WQEs moved over (IBTA 11.2.3.3: resizing keeps them). For a user
- * SRQ the rxe provider expects the new ring's mmap info at the user
+ * posted WQEs moved over (IBTA vol 1 11.2.3: a resize keeps them). For a
+ * user SRQ the rxe provider expects the new ring's mmap info at the user
  * address in its command, not in the response (the ABI's quirk), and
  * remaps; it holds its own SRQ lock meanwhile, so nothing is posted to
  * the old ring while we copy it.
@@ -261,7 +261,7 @@ int sroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 			return -EINVAL;
 		max_wr = attr->max_wr;
 	}
-	/* IBTA 11.2.3.3: the limit must fit the (new) queue. */
+	/* IBTA vol 1 11.2.3: the limit must fit the (new) queue. */
 	if ((mask & IB_SRQ_LIMIT) && attr->srq_limit > max_wr)
 		return -EINVAL;
 	if (!(mask & IB_SRQ_LIMIT) && srq->limit > max_wr)

@@ -2,7 +2,8 @@
 /*
  * Shared receive queues (sroce_srq.c): one receive ring in the rxe layout
  * that any number of QPs created with init->srq take their receive WQEs
- * from, with the limit event and max_wr resize of IBTA 10.2.9 / 11.2.3.
+ * from, with the limit event and the max_wr resize of IBTA vol 1 10.2.9
+ * and 11.2.3.
  */
 #ifndef _SROCE_SRQ_H
 #define _SROCE_SRQ_H
@@ -19,7 +20,7 @@ struct sroce_srq {
 	 * under it; kernel post_srq_recv produces under it.
 	 */
 	struct sroce_rq rq;
-	u32 limit;		/* armed when non-zero (IBTA 10.2.9.2) */
+	u32 limit;		/* armed when non-zero (IBTA vol 1 10.2.9) */
 	u32 srq_num;
 	bool user;		/* created with udata: the ring is mapped */
 };
