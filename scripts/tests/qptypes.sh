@@ -60,13 +60,17 @@ for s in "${sets[@]}"; do
 			"ibv_uc_pingpong|-s 4096 -n 50 -e $uc_chk"
 			"ibv_uc_pingpong|-s 65536 -n 20 $uc_chk"
 		)
-		# perftest on UC: sroce on both ends only.
+		# perftest on UC: sroce on both ends only. UC never resends:
+		# one packet the guests' bridge drops under a burst (it does
+		# at 64 KiB messages on TCG guests) loses a SEND and hangs
+		# ib_send_bw's server, so SENDs stay small and the TX depth
+		# low. A lost WRITE packet fails nothing: 1 MiB is fine.
 		if [ "${types[0]}" = "${types[1]}" ]; then
 			tests+=(
-				"ib_send_bw|-c UC -s 4096 -n 200"
-				"ib_send_bw|-c UC -s 65536 -n 50"
-				"ib_write_bw|-c UC -s 4096 -n 200"
-				"ib_write_bw|-c UC -s 1048576 -n 10"
+				"ib_send_bw|-c UC -s 1024 -n 200 -t 16"
+				"ib_send_bw|-c UC -s 4096 -n 200 -t 16"
+				"ib_write_bw|-c UC -s 4096 -n 200 -t 16"
+				"ib_write_bw|-c UC -s 1048576 -n 10 -t 2"
 			)
 		fi
 		;;
