@@ -489,6 +489,24 @@ static void sroce_comp_finish(struct sroce_qp *qp, struct sroce_comp_out *out)
 		sroce_req_run(qp);
 }
 
+/*
+ * UC has no acknowledgments: sending a PSN is as good as an ACK for it
+ * (IBTA vol 1 9.8: a UC WQE completes once it is sent). Called
+ * by the requester after its packets left, with no lock held.
+ */
+void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_comp_out out = {};
+
+	spin_lock_bh(&req->lock);
+	if (!req->stopped)
+		sroce_comp_ack(qp, psn, false, &out);
+	spin_unlock_bh(&req->lock);
+	if (out.error)
+		sroce_qp_error(qp);
+}
+
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     struct sroce_pkt *pkt)
 {

@@ -170,11 +170,20 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	    init->qp_type != IB_QPT_GSI)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	/* The UD receive path peeks at its own RQ only. */
+	if (init->srq && (init->qp_type == IB_QPT_UD ||
+			  init->qp_type == IB_QPT_GSI))
+		return -EOPNOTSUPP;
+	/* With an SRQ the receive WQEs come from it: an empty RQ stays. */
+	if (init->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	/* The rxe provider sends no driver data and expects the response. */
 	if (udata && (udata->inlen || udata->outlen < sizeof(resp)))
 		return -EINVAL;
@@ -501,6 +510,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq.sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;
+	init->srq = ibqp->srq;
 	init->port_num = 1;
 	return 0;
 }
@@ -643,9 +653,10 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int sroce_post_one_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr)
+/* Write one kernel WR into a receive ring (RQ or SRQ). Caller holds rq->lock. */
+int sroce_rq_post_one(struct sroce_rq *rq, const struct ib_recv_wr *wr)
 {
-	struct sroce_queue *q = &qp->rq.queue;
+	struct sroce_queue *q = &rq->queue;
 	u32 prod = q->buf->producer_index & q->index_mask;
 	struct rxe_recv_wqe *wqe;
 	u64 length = 0;
@@ -653,7 +664,7 @@ static int sroce_post_one_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr)
 
 	if (((prod + 1) & q->index_mask) == q->index)
 		return -ENOMEM;
-	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
+	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge)
 		return -EINVAL;
 
 	wqe = (void *)(q->buf->data + ((size_t)prod << q->log2_elem_size));
@@ -678,15 +689,18 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	/* User QPs post receives in userspace; Reset takes none (C10-97.2.1). */
-	if (qp->user || state == IB_QPS_RESET) {
+	/*
+	 * User QPs post receives in userspace; Reset takes none (C10-97.2.1);
+	 * a QP with an SRQ has no receive queue of its own.
+	 */
+	if (qp->user || state == IB_QPS_RESET || ibqp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_post_one_recv(qp, wr);
+		err = sroce_rq_post_one(&qp->rq, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;

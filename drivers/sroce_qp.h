@@ -172,6 +172,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+int sroce_rq_post_one(struct sroce_rq *rq, const struct ib_recv_wr *wr);
 
 /* sroce_wqe.c: copy ring slots into kernel memory and validate them there. */
 /*

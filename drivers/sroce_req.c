@@ -372,6 +372,9 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 		wqe->status = IB_WC_LOC_QP_OP_ERR;
 		return ERR_PTR(-EINVAL);
 	}
+	/* UC opcodes are the RC ones in the UC transport (IBTA 9.2, table 38). */
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		op |= SROCE_TRANSPORT_UC;
 	info = sroce_opcode_info(op);
 	if (!rd_atomic)
 		paylen = sroce_seg_paylen(wqe->length, qp->mtu, k);
@@ -395,6 +398,9 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	 */
 	f.ack_req = last || req->probe || ++req->noack >= SROCE_REQ_ACK_EVERY ||
 		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW;
+	/* UC is unacknowledged: nobody would answer an AckReq. */
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		f.ack_req = false;
 	if (f.ack_req)
 		req->noack = 0;
 	sroce_pkt_build_hdrs(hdr, &f);
@@ -567,7 +573,11 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 					    struct sk_buff_head *list, u32 gen)
 {
 	struct sroce_req *req = &qp->req;
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+	enum sroce_req_result res = SROCE_REQ_IDLE;
+	bool sent = false;
 	struct sk_buff *skb;
+	u32 sent_psn = 0;
 	u32 psn;
 
 	while ((skb = __skb_dequeue(list))) {
@@ -576,17 +586,24 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 			continue;
 		}
 		psn = sroce_req_cb(skb)->psn;
-		if (sroce_xmit(qp, skb) != -ENOBUFS)
+		if (sroce_xmit(qp, skb) != -ENOBUFS) {
+			sent = true;
+			sent_psn = psn;
 			continue;
+		}
 
 		spin_lock_bh(&req->lock);
 		if (req->gen == gen && sroce_psn_lt(psn, req->psn))
 			sroce_req_seek(qp, psn);
 		spin_unlock_bh(&req->lock);
 		__skb_queue_purge(list);
-		return SROCE_REQ_BACKOFF;
+		res = SROCE_REQ_BACKOFF;
+		break;
 	}
-	return SROCE_REQ_IDLE;
+	/* UC: a WQE is done once its last packet has left (IBTA vol 1 9.8). */
+	if (uc && sent)
+		sroce_comp_uc_sent(qp, sent_psn);
+	return res;
 }
 
 /* One round: build a batch, send it. */

@@ -33,6 +33,7 @@
 #include "sroce_qp.h"
 #include "sroce_resp.h"
 #include "sroce_seg.h"
+#include "sroce_srq.h"
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
@@ -120,6 +121,43 @@ bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags)
 	default:
 		return first;
 	}
+}
+
+/**
+ * sroce_resp_uc_check() - what a UC responder does with a request
+ * @psn: the request's PSN
+ * @epsn: the expected PSN
+ * @msg: the message in progress
+ * @opflags: the packet's SROCE_OPF_* flags
+ * @dropping: whether the rest of a message is being dropped; updated
+ *
+ * UC is unacknowledged (IBTA vol 1 9.8): a packet that is
+ * missed is never sent again. A gap inside a message drops the rest of
+ * that message silently; the responder takes up the stream again at the
+ * next FIRST or ONLY packet, whatever its PSN. A PSN in the half of the
+ * PSN space behind ePSN is a duplicate and is dropped.
+ */
+enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
+					      enum sroce_resp_msg msg,
+					      u16 opflags, bool *dropping)
+{
+	s32 diff = sroce_psn_diff(psn, epsn);
+
+	if (diff < 0)
+		return SROCE_RESP_UC_DUPLICATE;
+	if (opflags & SROCE_OPF_FIRST) {
+		*dropping = false;
+		if (diff || msg != SROCE_RESP_MSG_NONE)
+			return SROCE_RESP_UC_RESYNC;
+		return SROCE_RESP_UC_EXECUTE;
+	}
+	if (*dropping)
+		return SROCE_RESP_UC_DROP;
+	if (diff || !sroce_resp_opseq_ok(msg, opflags)) {
+		*dropping = true;
+		return SROCE_RESP_UC_ABANDON;
+	}
+	return SROCE_RESP_UC_EXECUTE;
 }
 
 /**
@@ -371,6 +409,13 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
 	struct sroce_resp_out *o = &resp->out;
 	int err;
 
+	/* UC is unacknowledged: nothing goes back to the requester. */
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		resp->ack_pending = false;
+		sroce_resp_out_clear(o);
+		return 0;
+	}
+
 	if (resp->ack_pending) {
 		err = sroce_resp_send_ack(qp, SROCE_OP_RC_ACKNOWLEDGE,
 					  sroce_resp_syndrome_ack(),
@@ -415,11 +460,18 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
  * Receive WQEs and completions
  */
 
-/* Copy the next receive WQE into resp->rwqe; 0, -ENOENT or -EINVAL. */
+/*
+ * Copy the next receive WQE into resp->rwqe; 0, -ENOENT or -EINVAL. From
+ * the QP's RQ it is only peeked at (sroce_resp_complete() retires it);
+ * from an SRQ it is taken at once, as other QPs share the ring.
+ */
 static int sroce_resp_fetch_wqe(struct sroce_qp *qp)
 {
 	unsigned long flags;
 	int err;
+
+	if (qp->ibqp.srq)
+		return sroce_srq_fetch(to_ssrq(qp->ibqp.srq), qp->resp.rwqe);
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	qp->resp.rwqe->wr_id = 0;
@@ -439,9 +491,11 @@ static int sroce_resp_complete(struct sroce_qp *qp, struct ib_wc *wc,
 	struct sroce_cq *cq = to_scq(qp->ibqp.recv_cq);
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	sroce_queue_advance_consumer(&qp->rq.queue);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (!qp->ibqp.srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		sroce_queue_advance_consumer(&qp->rq.queue);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
 
 	wc->wr_id = qp->resp.rwqe->wr_id;
 	wc->qp = &qp->ibqp;
@@ -548,8 +602,37 @@ static void sroce_resp_fatal(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	resp->error_pending = true;
 }
 
+/*
+ * UC: forget the message in progress; a receive WQE it was filling stays
+ * fetched and takes the next message (it completes only with a message).
+ */
+static void sroce_resp_uc_abandon(struct sroce_qp *qp)
+{
+	sroce_resp_put_write(&qp->resp);
+	qp->resp.msg = SROCE_RESP_MSG_NONE;
+}
+
+/*
+ * UC: a request that RC would NAK (no receive WQE, an invalid request, an
+ * access violation) loses its message silently (IBTA vol 1 9.8: no NAKs on
+ * UC); the rest of the message is dropped too.
+ */
+static void sroce_resp_uc_lost(struct sroce_qp *qp,
+			       const struct sroce_pkt *pkt,
+			       enum sroce_counter cnt)
+{
+	sroce_counter_inc(sroce_resp_cnt(qp), cnt);
+	sroce_resp_uc_abandon(qp);
+	qp->resp.uc_drop = true;
+	qp->resp.psn = sroce_psn_add(pkt->psn, 1);
+}
+
 static void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_INVALID_REQ);
+		return;
+	}
 	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_INVALID_REQ,
 			 IB_WC_REM_INV_REQ_ERR, SROCE_CNT_RESP_INVALID_REQ);
 }
@@ -557,6 +640,10 @@ static void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static void sroce_resp_access_err(struct sroce_qp *qp,
 				  const struct sroce_pkt *pkt)
 {
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_RKEY_VIOLATION);
+		return;
+	}
 	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_ACCESS_ERR,
 			 IB_WC_REM_ACCESS_ERR, SROCE_CNT_RESP_RKEY_VIOLATION);
 }
@@ -566,6 +653,10 @@ static void sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
 
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_DROPPED);
+		return;
+	}
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_RNR_NAK);
 	sroce_resp_queue_nak(resp,
 			     sroce_resp_syndrome_rnr(qp->attr.min_rnr_timer),
@@ -583,7 +674,8 @@ static void sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static bool sroce_resp_get_wqe(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
-	int err = sroce_resp_fetch_wqe(qp);
+	/* UC reuses the WQE of a message it abandoned. */
+	int err = resp->have_wqe ? 0 : sroce_resp_fetch_wqe(qp);
 
 	if (err == -ENOENT) {
 		sroce_resp_rnr(qp, pkt);
@@ -929,6 +1021,38 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	resp->out.orig = res->orig;
 }
 
+/* UC: may this request be executed? Drops (and counts) it if not. */
+static bool sroce_resp_uc_admit(struct sroce_qp *qp,
+				const struct sroce_pkt *pkt)
+{
+	struct sroce_counters *cnt = sroce_resp_cnt(qp);
+	struct sroce_resp *resp = &qp->resp;
+
+	switch (sroce_resp_uc_check(pkt->psn, resp->psn, resp->msg,
+				    pkt->info->flags, &resp->uc_drop)) {
+	case SROCE_RESP_UC_EXECUTE:
+		return true;
+	case SROCE_RESP_UC_RESYNC:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		sroce_resp_uc_abandon(qp);
+		resp->psn = pkt->psn;
+		return true;
+	case SROCE_RESP_UC_ABANDON:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		sroce_resp_uc_abandon(qp);
+		return false;
+	case SROCE_RESP_UC_DUPLICATE:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_DUPLICATE);
+		return false;
+	default:
+		/* In step with the sender while dropping: no resync later. */
+		if (pkt->psn == resp->psn)
+			resp->psn = sroce_psn_add(pkt->psn, 1);
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);
+		return false;
+	}
+}
+
 static bool sroce_resp_state_ok(struct sroce_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -950,8 +1074,20 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (resp->fatal || !sroce_resp_state_ok(qp) ||
-	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
+	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) !=
+	    (qp->ibqp.qp_type == IB_QPT_UC ? SROCE_TRANSPORT_UC :
+					     SROCE_TRANSPORT_RC)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);
+		goto out;
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		if (!sroce_resp_uc_admit(qp, pkt))
+			goto out;
+		if (opflags & SROCE_OPF_SEND)
+			sroce_resp_exec_send(qp, pkt);
+		else
+			sroce_resp_exec_write(qp, pkt);
 		goto out;
 	}
 
@@ -1008,10 +1144,23 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	resp->fatal = false;
 	resp->error_pending = false;
 	resp->msg = SROCE_RESP_MSG_NONE;
+	resp->uc_drop = false;
 	resp->have_wqe = false;
 	resp->ack_pending = false;
 	memset(resp->res, 0, SROCE_RESP_MAX_RES * sizeof(*resp->res));
 	resp->res_head = 0;
+}
+
+static void sroce_resp_last_wqe(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device		= qp->ibqp.device,
+		.element.qp	= &qp->ibqp,
+		.event		= IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 /*
@@ -1037,6 +1186,23 @@ static void sroce_resp_do_flush(struct sroce_qp *qp)
 	resp->ack_pending = false;
 	resp->msg = SROCE_RESP_MSG_NONE;
 	resp->fatal = true;
+
+	/*
+	 * IBTA 10.3.1 and 11.6.3: the WQEs still in an SRQ belong to no QP
+	 * and are not flushed; only the one this QP took completes, and the
+	 * consumer learns that no more will (Last WQE Reached).
+	 */
+	if (qp->ibqp.srq) {
+		if (resp->have_wqe) {
+			wc = (struct ib_wc){
+				.status	= IB_WC_WR_FLUSH_ERR,
+				.opcode	= IB_WC_RECV,
+			};
+			sroce_resp_complete(qp, &wc, true);
+		}
+		sroce_resp_last_wqe(qp);
+		n = 0;
+	}
 
 	while (n--) {
 		int err = sroce_resp_fetch_wqe(qp);

@@ -12,7 +12,9 @@
 #            smoke test; the RC tool matrix sroce<->sroce, sroce<->rdma_rxe
 #            (each side as server), loopback, IPv6 and an MTU 9000 link;
 #            captures checked by tshark and the ICRC checker; ECN/DCQCN
-#            with no marking and with 5% random CE marking; memory
+#            with no marking and with 5% random CE marking; SRQs and UC
+#            QPs (srq/uc pingpong, perftest on UC, XRC refused, the
+#            SRQ/UC API test) sroce<->sroce and sroce<->rdma_rxe; memory
 #            windows and memory operations from userspace; NVMe over
 #            Fabrics (nvmet-rdma, nvme-rdma) with fio verification
 #
@@ -69,6 +71,12 @@ sparse_module() {
 	! grep -E '\.[ch]:[0-9]+:[0-9]+: (warning|error)' "$out/sparse-output.txt"
 }
 
+# The SRQ/UC API test the qptypes guest jobs run (scripts/tests/srq-test.c).
+build_srq_test() {
+	gcc -O2 -Wall -Wextra -Werror -o "$out/srq-test" \
+		"$SROCE_TOP/scripts/tests/srq-test.c" -libverbs
+}
+
 # guest_job NAME VM-RUN-ARGS... -- JOB ARGS...: run a job in guests and
 # count its checks; a capture left by guest 0 is checked on the host.
 guest_job() {
@@ -119,6 +127,13 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
 		"$tests/cc.sh" nomark sroce
 	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
+	step srq-test build_srq_test
+	step qptypes-sroce guest_job qptypes-sroce -n 2 -t 900 -f "$out/srq-test" \
+		-f "$tests/uc-inject.py" \
+		"$tests/qptypes.sh" pair sroce sroce
+	step qptypes-rxe guest_job qptypes-rxe -n 2 -t 900 -f "$out/srq-test" \
+		-f "$tests/uc-inject.py" \
+		"$tests/qptypes.sh" pair sroce rxe
 	step mw mw_job
 	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
 else
