@@ -22,6 +22,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -157,10 +158,16 @@ static void sroce_xmit_ipv6(struct sroce_qp *qp, struct sk_buff *skb, u8 tos)
 	ip6h->daddr = qp->av.daddr.v6;
 }
 
-/* The route to the peer; *@local tells whether the peer is this host. */
-static struct dst_entry *sroce_xmit_route(struct sroce_qp *qp,
-					  struct net_device *ndev, bool *local)
+/* A full route lookup to the peer, for the cache to remember. */
+static struct dst_entry *sroce_xmit_lookup(struct sroce_qp *qp,
+					   struct net_device *ndev)
 {
+	struct flowi6 fl6 = {
+		.flowi6_oif = ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = qp->av.daddr.v6,
+		.saddr = qp->av.saddr.v6,
+	};
 	struct dst_entry *dst;
 
 	if (qp->av.family == AF_INET) {
@@ -175,24 +182,78 @@ static struct dst_entry *sroce_xmit_route(struct sroce_qp *qp,
 		rt = ip_route_output_key(dev_net(ndev), &fl4);
 		if (IS_ERR(rt))
 			return ERR_CAST(rt);
-		*local = rt->rt_type == RTN_LOCAL;
-		dst = &rt->dst;
-	} else {
-		struct flowi6 fl6 = {
-			.flowi6_oif = ndev->ifindex,
-			.flowi6_proto = IPPROTO_UDP,
-			.daddr = qp->av.daddr.v6,
-			.saddr = qp->av.saddr.v6,
-		};
-
-		dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6,
-						      NULL);
-		if (IS_ERR(dst))
-			return dst;
-		*local = !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
+		dst_cache_set_ip4(&qp->dst_cache, &rt->dst, fl4.saddr);
+		return &rt->dst;
 	}
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6, NULL);
+	if (!IS_ERR(dst))
+		dst_cache_set_ip6(&qp->dst_cache, dst, &fl6.saddr);
+	return dst;
+}
+
+/*
+ * The route to the peer, with a reference; *@local tells whether the peer
+ * is this host. A route lookup per packet costs as much as building the
+ * packet on a slow CPU, so the QP keeps the last one in its dst_cache: the
+ * cache revalidates it on every use (dst_check(): a routing change, an
+ * address or link going away, an IPv6 route cookie that moved on) and
+ * modify_qp resets it when the address vector changes. A cached route
+ * for another source address than the QP's (an address vector replaced
+ * while a packet was on its way) is not used.
+ */
+static struct dst_entry *sroce_xmit_route(struct sroce_qp *qp,
+					  struct net_device *ndev, bool *local)
+{
+	struct dst_entry *dst;
+
+	/* dst_cache is per CPU: no migration between lookup and store. */
+	local_bh_disable();
+	if (qp->av.family == AF_INET) {
+		__be32 saddr;
+		struct rtable *rt = dst_cache_get_ip4(&qp->dst_cache, &saddr);
+
+		dst = rt ? &rt->dst : NULL;
+		if (dst && saddr != qp->av.saddr.v4) {
+			dst_release(dst);
+			dst = NULL;
+		}
+	} else {
+		struct in6_addr saddr;
+
+		dst = dst_cache_get_ip6(&qp->dst_cache, &saddr);
+		if (dst && !ipv6_addr_equal(&saddr, &qp->av.saddr.v6)) {
+			dst_release(dst);
+			dst = NULL;
+		}
+	}
+	if (!dst)
+		dst = sroce_xmit_lookup(qp, ndev);
+	local_bh_enable();
+	if (IS_ERR(dst))
+		return dst;
+
+	if (qp->av.family == AF_INET)
+		*local = ((struct rtable *)dst)->rt_type == RTN_LOCAL;
+	else
+		*local = !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
 	*local = *local || (dst->dev->flags & IFF_LOOPBACK);
 	return dst;
+}
+
+int sroce_xmit_qp_init(struct sroce_qp *qp)
+{
+	return dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+}
+
+void sroce_xmit_qp_reset(struct sroce_qp *qp)
+{
+	dst_cache_reset(&qp->dst_cache);
+}
+
+void sroce_xmit_qp_cleanup(struct sroce_qp *qp)
+{
+	dst_cache_destroy(&qp->dst_cache);
 }
 
 /* Hand a finished packet to sroce_recv() as if it had arrived. */
