@@ -7,6 +7,7 @@ Writes OUTDIR/bench.csv and OUTDIR/bench.png and prints the table: the
 median of each figure over the rounds, and its range.
 """
 import csv
+import math
 import sys
 
 
@@ -36,8 +37,10 @@ def main():
     for r in load(client):
         key = (r["impl"], r["test"], r["size"])
         units[key] = r["unit"]
-        if r["value"]:
-            vals.setdefault(key, []).append(float(r["value"]))
+        # perftest prints inf/nan when its clock calibration failed.
+        v = float(r["value"]) if r["value"] else math.nan
+        if math.isfinite(v):
+            vals.setdefault(key, []).append(v)
         cpu = cpu_server.get((r["round"],) + key)
         if cpu is not None:
             cpus.setdefault(key, []).append(cpu)
