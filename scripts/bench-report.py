@@ -56,7 +56,7 @@ def main():
     tcp = val("tcp", "iperf3", "0")
     tests = sorted({(t, s) for (i, t, s) in units if i != "tcp"},
                    key=lambda x: (x[0], int(x[1])))
-    rounds = max((len(v) for v in vals.values()), default=0)
+    rounds = len({r["round"] for r in load(client)} - {"0"})
     out = []
     hdr = ["test", "size", "unit", "sroce", "sroce_range", "rxe", "rxe_range",
            "sroce/rxe", "sroce/tcp", "sroce_srv_cpu_s_per_GB", "rxe_srv_cpu_s_per_GB"]
@@ -86,7 +86,7 @@ def main():
     widths = [max(len(str(r[i])) for r in [hdr] + out) for i in range(len(hdr))]
     for r in [hdr] + out:
         print("  ".join(str(c).rjust(widths[i]) for i, c in enumerate(r)))
-    print(f"medians of {rounds} alternating rounds; *_range: min-max over the rounds; "
+    print(f"medians over {rounds} alternating rounds (latency: 3 runs a round); *_range: min-max; "
           "srv_cpu: CPU seconds of the passive server guest per GB moved")
     print(f"TCP (iperf3) on the same link: {tcp} MB/s" if tcp else "TCP: no result")
 
