@@ -29,6 +29,7 @@
 #include "sroce_resp.h"
 #include "sroce_ud.h"
 #include "sroce_verbs.h"
+#include "sroce_xmit.h"
 
 /* QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. */
 #define SROCE_QPN_MIN		16
@@ -243,10 +244,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_qpn;
 	}
 
+	err = sroce_xmit_qp_init(qp);
+	if (err)
+		goto err_qpn;
 	sroce_req_init(qp);
 	err = sroce_resp_init(qp);
 	if (err) {
 		sroce_req_cleanup(qp);
+		sroce_xmit_qp_cleanup(qp);
 		goto err_qpn;
 	}
 	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
@@ -451,6 +456,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	qp->attr.qp_state = new;
 	WRITE_ONCE(qp->state, new);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (mask & IB_QP_AV)
+		sroce_xmit_qp_reset(qp);
 
 	if (new == cur)
 		goto out;
@@ -536,6 +543,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_req_cleanup(qp);
 	sroce_resp_cleanup(qp);
+	sroce_xmit_qp_cleanup(qp);
 	sroce_qp_free_queues(qp);
 	mutex_unlock(&qp->modify_lock);
 	mutex_destroy(&qp->modify_lock);

@@ -12,6 +12,7 @@
 #include <linux/if_ether.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mr.h"
@@ -128,6 +129,8 @@ struct sroce_qp {
 	struct ib_qp_attr attr;		/* as last set by modify_qp */
 	u32 mtu;			/* path MTU in bytes */
 	struct sroce_av av;
+	/* The route to av.daddr, per CPU (sroce_xmit.c). */
+	struct dst_cache dst_cache;
 	/* Serialises modify_qp and destroy_qp; may sleep under it. */
 	struct mutex modify_lock;
 

@@ -37,15 +37,17 @@
 #include "sroce_xmit.h"
 
 /*
- * PSNs in flight before the requester waits for an ACK, as rdma_rxe. It
- * bounds what a go-back-N retransmission repeats.
+ * PSNs in flight before the requester waits for an ACK. It bounds what a
+ * go-back-N retransmission repeats; rdma_rxe's 128 leaves a sender idle
+ * for most of a round trip when the round trip is slow (measured on TCG
+ * guests: 256 moves about 1.3 times as much as 128; 512 no more than 256).
  */
-#define SROCE_REQ_WINDOW	128
+#define SROCE_REQ_WINDOW	256
 /* Ask for an ACK at least this often inside long messages. */
 #define SROCE_REQ_ACK_EVERY	(SROCE_REQ_WINDOW / 4)
 /* Packets built per lock hold, and per run before deferring to the work. */
 #define SROCE_REQ_BATCH		16
-#define SROCE_REQ_BUDGET	SROCE_REQ_WINDOW
+#define SROCE_REQ_BUDGET	128
 
 enum sroce_req_result {
 	SROCE_REQ_IDLE,		/* nothing more to send for now */

@@ -10,7 +10,9 @@
 #   tools    the userspace helpers in tools/ (unit tests)
 #   guests   system tests in QEMU guests (every check counts): the device
 #            smoke test; the RC tool matrix sroce<->sroce, sroce<->rdma_rxe
-#            (each side as server), loopback, IPv6 and an MTU 9000 link;
+#            (each side as server) and loopback, every tool from its
+#            smallest size to 1 MiB; the same tools at one or two sizes over
+#            IPv6 and an MTU 9000 link;
 #            captures checked by tshark and the ICRC checker; ECN/DCQCN
 #            with no marking and with 5% random CE marking; SRQs and UC
 #            QPs (srq/uc pingpong, perftest on UC, XRC refused, the
@@ -115,9 +117,9 @@ step tools /usr/bin/python3 "$SROCE_TOP/tools/tests/test_tools.py"
 if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	tests=$SROCE_TOP/scripts/tests
 	step smoke guest_job smoke -n 2 -t 400 "$tests/smoke.sh" sroce
-	step rc-sroce guest_job rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce capture
-	step rc-rxe guest_job rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe capture
-	step rc-loopback guest_job rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce
+	step rc-sroce guest_job rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
+	step rc-rxe guest_job rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe sweep capture
+	step rc-loopback guest_job rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce sweep
 	step rc-ipv6 guest_job rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6
 	step rc-mtu9000 guest_job rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce
 	step cm-sroce guest_job cm-sroce -n 2 -t 900 -f "$tests/roce-inject.py" \
