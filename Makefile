@@ -9,6 +9,7 @@
 #   make unload           delete sroce links and rmmod
 #   make demo             two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
+#   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
 
@@ -50,10 +51,13 @@ demo:
 check:
 	scripts/check.sh
 
+check-cc:
+	scripts/check-cc.sh
+
 kunit:
 	scripts/kunit.sh
 
 bench:
 	scripts/bench.sh
 
-.PHONY: all modules clean install load unload demo check kunit bench
+.PHONY: all modules clean install load unload demo check check-cc kunit bench
