@@ -179,16 +179,12 @@ perftest_args() {
 }
 pt_extra=
 # The incast runs three one-vCPU TCG guests on two host cores, where a
-# guest is regularly not run for seconds. Its flows are ib_send_bw with
-# both ends sleeping on completion events (-e; perftest has no events for
-# WRITE) instead of polling, which leaves the CPU to the guest that
-# forwards and marks, and a 1 s local ACK timeout (-u 18) instead of
-# perftest's 67 ms, as rc.sh does for the same reason.
+# guest is regularly not run for a second or more: its QPs get a 1 s
+# local ACK timeout (-u 18) instead of perftest's 67 ms, as rc.sh does for
+# the same reason. (perftest cannot sleep on completion events in
+# duration mode, or at all for WRITE, so the senders poll.)
 bw_tool=ib_write_bw
-if [ "$scenario" = incast ]; then
-	bw_tool=ib_send_bw
-	pt_extra="-e -u 18"
-fi
+[ "$scenario" != incast ] || pt_extra="-u 18"
 
 # bw_mbps LOG: perftest's average bandwidth in Mb/s.
 bw_mbps() {
@@ -512,6 +508,15 @@ def record(out, seconds):
 
 def judge(path, t_from, t_to):
     rows = [list(map(float, l.split(","))) for l in open(path).read().split("\n")[1:] if l]
+    # The window ends where the first flow ended: under TCG the senders
+    # start and stop a second or more apart. A flow counts as sending
+    # while it offers at least 0.5 Mb/s (DCQCN never paces below
+    # rp_min_rate, 1 Mb/s). If that leaves less than half the window, a
+    # flow stopped early: judge the whole window, which then fails.
+    both = [c[0] for p, c in zip(rows, rows[1:])
+            if min(c[1] - p[1], c[2] - p[2]) * 8 / (c[0] - p[0]) >= 0.5e6]
+    if both and both[-1] - t_from >= (t_to - t_from) / 2:
+        t_to = min(t_to, both[-1])
     win = [r for r in rows if t_from <= r[0] <= t_to]
     a, b = win[0], win[-1]
     span = b[0] - a[0]
@@ -679,8 +684,11 @@ incast_run() {
 		awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a > 0 && b > 0) }'
 	check "$tag: RED marked ECT packets CE ($marked)" test "${marked:-0}" -gt 0
 	if [ "$mode" = on ]; then
-		cc_check "$tag: receiver counted RED's marks (np_ecn_marked_roce_packets $ecn = $marked)" \
-			test "$ecn" -eq "$marked"
+		# A few marked packets may reach no QP (the server's QP is
+		# destroyed while the last packets are on their way), so the
+		# receiver's count is at most RED's and within 1 % of it.
+		cc_check "$tag: receiver counted RED's marks (np_ecn_marked_roce_packets $ecn ~ $marked)" \
+			awk -v a="$ecn" -v b="$marked" 'BEGIN { exit !(a <= b && a >= b * 0.99) }'
 		cc_check "$tag: CNPs flow and balance (sent $cnp = received $rx = handled $handled + ignored $ign)" \
 			sh -c "[ $cnp -gt 0 ] && [ $cnp -eq $rx ] && [ $rx -eq $((handled + ign)) ]"
 		cc_check "$tag: flows within 10% of the fair share ($(kv fair_dev "$line"))" \
