@@ -6,6 +6,10 @@
       per-flow rate at the switch port and the bottleneck queue over
       time, from cc.sh's incast-MODE-rates.csv (guest 0), one column of
       panels per mode
+  cc-plots.py rates OUT.png RATES.csv
+      per-QP Rc over time from tools/sroce-rate-plot's CSV, the rate
+      axis cut at 32 Mb/s (twice the bottleneck) so that the line-rate
+      start does not flatten the rest
   cc-plots.py mark OUT.png RESULTS.txt
       throughput share of rp_max_rate per marking percentage, measured
       against the model (cc.sh's "scenario=mark-model" result lines)
@@ -54,6 +58,26 @@ def incast(out, paths):
     fig.savefig(out, dpi=90)
 
 
+def rates(out, path):
+    flows = {}
+    with open(path, encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            t, rc = flows.setdefault(f"{r['source']}:{r['qpn']}", ([], []))
+            t.append(float(r["time_s"]))
+            rc.append(float(r["rc_kbps"]) / 1000)
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for name, (t, rc) in sorted(flows.items()):
+        ax.step(t, rc, where="post", label=f"{name} Rc", linewidth=0.8)
+    ax.axhline(8, color="grey", linestyle=":", label="fair share (8 Mb/s)")
+    ax.set_ylim(0, 32)
+    ax.set_xlabel("time, s (senders aligned on the start barrier)")
+    ax.set_ylabel("Rc, Mb/s")
+    ax.set_title("DCQCN rate per QP (sroce_cc_rate), 2:1 through 16 Mb/s")
+    ax.legend(loc="upper right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+
+
 def mark(out, results):
     pts = []
     with open(results, encoding="utf-8") as f:
@@ -80,10 +104,12 @@ def mark(out, results):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("incast", "mark"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("incast", "rates", "mark"):
         sys.exit(__doc__)
     if sys.argv[1] == "incast":
         incast(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "rates":
+        rates(sys.argv[2], sys.argv[3])
     else:
         mark(sys.argv[2], sys.argv[3])
 

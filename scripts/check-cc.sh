@@ -10,7 +10,7 @@
 #            against the reference model (scripts/cc-model.py mark)
 #
 # Output in out/check-cc: the guests' logs and results, incast.png,
-# rates-on.png / rates-off.png (per-QP Rc from the sroce_cc_rate
+# rates-on.png and rates-on-zoom.png (per-QP Rc from the sroce_cc_rate
 # tracepoint), mark.png. Ends with "N passed, N failed".
 set -u
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -60,6 +60,7 @@ if [ -f "$g/guest0/incast-on-rates.csv" ]; then
 	plot "$SROCE_TOP/tools/sroce-rate-plot" -o "$out/rates-on" --align sroce-sync-on \
 		--title "sroce Rc per QP, 2:1 incast, DCQCN on" \
 		s1="$g/guest1/trace-on.txt" s2="$g/guest2/trace-on.txt"
+	plot "$SROCE_TOP/scripts/cc-plots.py" rates "$out/rates-on-zoom.png" "$out/rates-on.csv"
 fi
 [ -f "$out/mark/guest0/results.txt" ] &&
 	plot "$SROCE_TOP/scripts/cc-plots.py" mark "$out/mark.png" "$out/mark/guest0/results.txt"

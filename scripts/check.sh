@@ -12,7 +12,9 @@
 #            smoke test; the RC tool matrix sroce<->sroce, sroce<->rdma_rxe
 #            (each side as server), loopback, IPv6 and an MTU 9000 link;
 #            captures checked by tshark and the ICRC checker; ECN/DCQCN
-#            with no marking and with 5% random CE marking
+#            with no marking, with 5% random CE marking, and a 2:1 incast
+#            through a bottleneck with DCQCN on and off (20 s each; the
+#            long forms are `make check-cc`)
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -105,6 +107,7 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
 		"$tests/cc.sh" nomark sroce
 	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
+	step cc-incast guest_job cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both
 else
 	log "== guests: skipped, sroce.ko was not built"
 	failed=$((failed + 1))

