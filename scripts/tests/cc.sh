@@ -720,8 +720,8 @@ incast_run() {
 		# RED drops a packet for lack of room (pdrop) or because it is
 		# Not-ECT and would have been marked (early). DCQCN's job is
 		# the first; the second would be a packet sroce sent Not-ECT:
-		# one such drop appeared in one of four runs and is unexplained
-		# yet, so it is reported (result line, note) but not asserted.
+		# one such drop per mode appears in some 20 s runs and is not
+		# explained yet, so it is reported (result, note), not asserted.
 		cc_check "$tag: no drop for lack of room at the bottleneck (RED pdrop $pdrop, dropped $(kv dropped "$line"), early $early)" \
 			test "$pdrop" -eq 0 -a "$(kv dropped "$line")" -eq "$early"
 		[ "$early" -eq 0 ] || echo "# note: $tag: RED dropped $early Not-ECT packet(s) (early)"
