@@ -689,7 +689,7 @@ static void ring_round(int round, int gid, struct ibv_ah *ah)
 			rq[1].hdr[RING_PROD] = rnd32();
 		db = good_send(qp, ah, 64);
 		for (errs = 0; errs < 8 && !db; errs++)
-			db = good_send(qp, ah, 64 << (random() % 6));
+			db = good_send(qp, ah, 64 << (random() % 5));
 	}
 	errs = drain(300);
 	st[0] = state_name(qp[0]);
