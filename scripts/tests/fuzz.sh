@@ -33,8 +33,16 @@ quick) packets=3000 rounds=40 ;;
 long) packets=60000 rounds=600 ;;
 *) bail "usage: fuzz.sh quick|long [SEED]" ;;
 esac
-seed=${2:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
-echo "# fuzz seed $seed (rerun: fuzz.sh $1 $seed)"
+# one seed for both guests: guest 0 draws it unless given
+if [ -n "${2:-}" ]; then
+	seed=$2
+elif [ "$GUEST_ID" = 0 ]; then
+	seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+	echo "$seed" >/shared/fuzz-seed
+fi
+barrier fuzz-seed
+seed=${seed:-$(cat /shared/fuzz-seed)}
+echo "# fuzz seed $seed (rerun: fuzz.sh $1 $seed, or make fuzz SEED=$seed)"
 
 load_sroce || bail "load sroce"
 rdma link add "$dev" type sroce netdev eth0 || bail "rdma link add $dev"

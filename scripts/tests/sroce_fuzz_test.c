@@ -665,7 +665,8 @@ static void destroy_pair(struct ibv_qp **qp, int round)
 	      "round %d: QPs destroyed", round);
 }
 
-static void ring_round(int round, int gid, struct ibv_ah *ah)
+/* returns the round's error completions */
+static int ring_round(int round, int gid, struct ibv_ah *ah)
 {
 	int rc = random() % 3, send = random() % 3, errs, db;
 	struct ibv_qp *qp[2];
@@ -702,6 +703,7 @@ static void ring_round(int round, int gid, struct ibv_ah *ah)
 	      "round %d: CQ and QPs still answer", round);
 	destroy_pair(qp, round);
 	drain(5);
+	return errs;
 }
 
 /* a valid SEND between two fresh QPs completes, on both sides */
@@ -739,7 +741,7 @@ static void clean_send(enum ibv_qp_type type, int gid, struct ibv_ah *ah,
 static int ring(char **argv)
 {
 	unsigned int seed = strtoul(argv[4], NULL, 0);
-	int rounds = atoi(argv[5]), gid = atoi(argv[3]), i;
+	int rounds = atoi(argv[5]), gid = atoi(argv[3]), i, errs = 0;
 	struct ibv_ah *ah;
 
 	printf("# ring fuzz seed %u, %d rounds\n", seed, rounds);
@@ -749,7 +751,10 @@ static int ring(char **argv)
 	clean_send(IBV_QPT_RC, gid, ah, "before");
 	clean_send(IBV_QPT_UD, gid, ah, "before");
 	for (i = 0; i < rounds; i++)
-		ring_round(i, gid, ah);
+		errs += ring_round(i, gid, ah);
+	/* garbage must show: most rounds end in error completions */
+	check(errs >= rounds / 2, "%d rounds: %d error completions", rounds,
+	      errs);
 	clean_send(IBV_QPT_RC, gid, ah, "after");
 	clean_send(IBV_QPT_UD, gid, ah, "after");
 	check(!ibv_destroy_ah(ah) && !ibv_dereg_mr(mr) &&
