@@ -13,6 +13,7 @@
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
 #   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
+#   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -65,4 +66,11 @@ nvmeof: modules
 	scripts/vm-run.sh -n 2 -t 1800 -o out/nvmeof -f $(CURDIR)/sroce.ko \
 		scripts/tests/nvmeof.sh long
 
-.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof
+fuzz: modules
+	mkdir -p out
+	scripts/fuzz-test-build.sh $(CURDIR)/out/sroce_fuzz_test
+	scripts/vm-run.sh -n 2 -t 1500 -o out/fuzz -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/sroce_fuzz_test -f $(CURDIR)/scripts/tests/roce-fuzz.py \
+		scripts/tests/fuzz.sh long $(SEED)
+
+.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz

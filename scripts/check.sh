@@ -109,6 +109,15 @@ mw_job() {
 		"$SROCE_TOP/scripts/tests/mw.sh"
 }
 
+# fuzz_job quick|long [SEED]: hostile packets and user-ring garbage; the
+# ring fuzzer (and fuzz target) is built on the host.
+fuzz_job() {
+	"$SROCE_TOP/scripts/fuzz-test-build.sh" "$out/sroce_fuzz_test" || return 1
+	guest_job "fuzz-$1" -n 2 -t "$([ "$1" = long ] && echo 1500 || echo 500)" \
+		-f "$out/sroce_fuzz_test" -f "$SROCE_TOP/scripts/tests/roce-fuzz.py" \
+		"$SROCE_TOP/scripts/tests/fuzz.sh" "$@"
+}
+
 start=$(date +%s)
 need_host_pkgs
 step module build_module
@@ -145,6 +154,7 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		-f "$tests/uc-inject.py" \
 		"$tests/qptypes.sh" pair sroce rxe
 	step mw mw_job
+	step fuzz fuzz_job quick
 	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
 else
 	log "== guests: skipped, sroce.ko was not built"

@@ -1,0 +1,776 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile-input aid for scripts/tests/fuzz.sh, through the stock rxe
+ * provider:
+ *
+ *   sroce_fuzz_test target DEV GID4 GID6 PEER_IP4 PEER_IP6 INFO STOP
+ *   sroce_fuzz_test ring DEV GID SEED ROUNDS
+ *
+ * target: live queue pairs for a packet fuzzer on the peer to aim at: RC
+ * QPs in RTS connected to the peer (16 over IPv4, 4 over IPv6) with
+ * receives posted and a 64 KiB MR open to remote read, write and atomics;
+ * 4 RC QPs with a READ and a SEND or atomic outstanding toward the peer
+ * (their completers meet the fuzzer's ACKs and NAKs); one UD QP. Writes their numbers, PSNs, the
+ * rkey and address to INFO as shell assignments, polls the CQ until the
+ * file STOP exists, then prints the completions it saw and destroys
+ * everything; exits 0 unless a verb fails.
+ *
+ * ring: writes garbage straight into the mmapped send and receive rings
+ * of RC (connected to itself) and UD QPs and rings the doorbell, ROUNDS
+ * times with fresh QPs, seeded by SEED. Garbage may only end in error
+ * completions or an error state: every round checks that the QP can still
+ * be queried and destroyed. Prints TAP-like lines; exits non-zero on a
+ * failure.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/rdma_user_rxe.h>
+
+#define BUF_LEN		65536
+#define RECV_LEN	1024
+#define NRECV		8
+#define NRC4		16	/* responder targets over IPv4 */
+#define NRC6		4	/* and over IPv6 */
+#define NREQ		4	/* requesters with work outstanding */
+#define UD_QKEY		0x11111111
+#define FAKE_DQPN	0x123
+#define RQ_PSN		0x100
+#define SQ_PSN		0x200
+
+/* The shared queue header of the rxe ABI (struct rxe_queue_buf). */
+struct ring {
+	volatile uint32_t *hdr;
+	uint8_t *data;
+	uint32_t log2_elem, mask;
+};
+
+#define RING_PROD	(128 / 4)
+#define RING_CONS	(256 / 4)
+#define RING_DATA	384
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_mr *mr;
+static uint8_t *buf;
+static int failures;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "sroce_fuzz_test: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (%s)\n", strerror(errno));
+	va_end(ap);
+	exit(2);
+}
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("%sok - ", ok ? "" : "not ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	if (!ok)
+		failures++;
+}
+
+static void open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int i;
+
+	if (!list)
+		die("no devices");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (!list[i])
+		die("no device %s", name);
+	ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("open %s", name);
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 1024, NULL, NULL, 0);
+	if (posix_memalign((void **)&buf, 4096, BUF_LEN))
+		die("memalign");
+	memset(buf, 0x5a, BUF_LEN);
+	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			IBV_ACCESS_REMOTE_ATOMIC);
+	if (!pd || !cq || !mr)
+		die("pd/cq/mr");
+}
+
+static struct ibv_qp *new_qp(enum ibv_qp_type type, int depth)
+{
+	struct ibv_qp_init_attr ia = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = type,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth,
+			 .max_send_sge = 4, .max_recv_sge = 1,
+			 .max_inline_data = 64 },
+	};
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
+		.qkey = UD_QKEY,
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+	if (!qp)
+		die("create qp");
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | (type == IBV_QPT_UD ? IBV_QP_QKEY :
+					 IBV_QP_ACCESS_FLAGS)))
+		die("qp to INIT");
+	if (type != IBV_QPT_UD)
+		return qp;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("ud qp to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = SQ_PSN;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("ud qp to RTS");
+	return qp;
+}
+
+/*
+ * connect QP (RC, in INIT) to DQPN at DGID, through the local GID index;
+ * it sends from SQ_PSN and expects RQ_PSN.
+ */
+static void connect_qp(struct ibv_qp *qp, int gid_index, union ibv_gid *dgid,
+		       uint32_t dqpn, int timeout, uint32_t sq_psn)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
+		.dest_qp_num = dqpn, .rq_psn = RQ_PSN,
+		.max_dest_rd_atomic = 4, .min_rnr_timer = 1,
+		.ah_attr = { .is_global = 1, .port_num = 1,
+			     .grh = { .dgid = *dgid, .sgid_index = gid_index,
+				      .hop_limit = 64 } },
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("qp to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = sq_psn;
+	a.timeout = timeout;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+			  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+		die("qp to RTS");
+}
+
+static int post_recvs(struct ibv_qp *qp, int n)
+{
+	struct ibv_sge sge = { .length = RECV_LEN, .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge.addr = (uintptr_t)buf + (i % (BUF_LEN / RECV_LEN)) * RECV_LEN;
+		wr.wr_id = i;
+		if (ibv_post_recv(qp, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+static const char *state_name(struct ibv_qp *qp)
+{
+	static const char *const names[] = {
+		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+	};
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return "query-failed";
+	return a.qp_state < 7 ? names[a.qp_state] : "unknown";
+}
+
+static void gid_of(const char *ip, union ibv_gid *gid)
+{
+	struct in_addr a4;
+
+	memset(gid, 0, sizeof(*gid));
+	if (inet_pton(AF_INET, ip, &a4) == 1) {
+		gid->raw[10] = 0xff;
+		gid->raw[11] = 0xff;
+		memcpy(&gid->raw[12], &a4, 4);
+	} else if (inet_pton(AF_INET6, ip, gid->raw) != 1) {
+		errno = EINVAL;
+		die("bad address %s", ip);
+	}
+}
+
+static void print_qpns(FILE *f, const char *name, struct ibv_qp **qp, int n)
+{
+	int i;
+
+	fprintf(f, "%s='", name);
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? " " : "", qp[i]->qp_num);
+	fprintf(f, "'\n");
+}
+
+static void print_states(const char *name, struct ibv_qp **qp, int n)
+{
+	int i;
+
+	printf("target: %s:", name);
+	for (i = 0; i < n; i++)
+		printf(" %s", state_name(qp[i]));
+	printf("\n");
+}
+
+static int target(char **argv)
+{
+	int gid4 = atoi(argv[3]), gid6 = atoi(argv[4]);
+	struct ibv_qp *rc4[NRC4], *rc6[NRC6], *req[NREQ], *ud;
+	union ibv_gid peer4, peer6;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_wc wc[16];
+	long ok = 0, err = 0;
+	FILE *f;
+	int n, i;
+
+	open_dev(argv[2]);
+	gid_of(argv[5], &peer4);
+	gid_of(argv[6], &peer6);
+	for (i = 0; i < NRC4; i++) {
+		rc4[i] = new_qp(IBV_QPT_RC, 64);
+		connect_qp(rc4[i], gid4, &peer4, FAKE_DQPN, 14, SQ_PSN);
+		if (post_recvs(rc4[i], NRECV))
+			die("post recv");
+	}
+	for (i = 0; i < NRC6; i++) {
+		rc6[i] = new_qp(IBV_QPT_RC, 64);
+		connect_qp(rc6[i], gid6, &peer6, FAKE_DQPN, 14, SQ_PSN);
+		if (post_recvs(rc6[i], NRECV))
+			die("post recv");
+	}
+	ud = new_qp(IBV_QPT_UD, 64);
+	if (post_recvs(ud, NRECV))
+		die("post recv");
+	for (i = 0; i < NREQ; i++) {
+		/* about 4 s per retry: the completer stays live while fuzzed */
+		req[i] = new_qp(IBV_QPT_RC, 64);
+		connect_qp(req[i], gid4, &peer4, FAKE_DQPN + 1, 20, SQ_PSN);
+		sge = (struct ibv_sge){ (uintptr_t)buf + 32768, 4096, mr->lkey };
+		wr.opcode = IBV_WR_RDMA_READ;
+		wr.send_flags = IBV_SEND_SIGNALED;
+		wr.wr.rdma.remote_addr = 0x10000;
+		wr.wr.rdma.rkey = 0x1234;
+		if (ibv_post_send(req[i], &wr, &bad))
+			die("post read");
+		wr.opcode = i % 2 ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_SEND;
+		sge.length = i % 2 ? 8 : 3000;
+		if (ibv_post_send(req[i], &wr, &bad))
+			die("post send");
+	}
+
+	f = fopen(argv[7], "w");
+	if (!f)
+		die("open %s", argv[7]);
+	print_qpns(f, "RC4_QPNS", rc4, NRC4);
+	print_qpns(f, "RC6_QPNS", rc6, NRC6);
+	print_qpns(f, "REQ_QPNS", req, NREQ);
+	fprintf(f, "UD_QPN=%u\nRQ_PSN=%u\nSQ_PSN=%u\nUD_QKEY=%u\n",
+		ud->qp_num, RQ_PSN, SQ_PSN, UD_QKEY);
+	fprintf(f, "RKEY=%u\nVA=%llu\nMR_LEN=%u\n", mr->rkey,
+		(unsigned long long)(uintptr_t)buf, BUF_LEN);
+	fclose(f);
+
+	while (access(argv[8], F_OK)) {
+		n = ibv_poll_cq(cq, 16, wc);
+		if (n < 0)
+			die("poll cq");
+		for (i = 0; i < n; i++)
+			wc[i].status == IBV_WC_SUCCESS ? ok++ : err++;
+		if (!n)
+			usleep(10000);
+	}
+	while ((n = ibv_poll_cq(cq, 16, wc)) > 0)
+		for (i = 0; i < n; i++)
+			wc[i].status == IBV_WC_SUCCESS ? ok++ : err++;
+	printf("target: %ld good and %ld error completions\n", ok, err);
+	print_states("rc4", rc4, NRC4);
+	print_states("rc6", rc6, NRC6);
+	print_states("req", req, NREQ);
+	print_states("ud", &ud, 1);
+	for (i = 0; i < NRC4; i++)
+		if (ibv_destroy_qp(rc4[i]))
+			die("destroy qp");
+	for (i = 0; i < NRC6; i++)
+		if (ibv_destroy_qp(rc6[i]))
+			die("destroy qp");
+	for (i = 0; i < NREQ; i++)
+		if (ibv_destroy_qp(req[i]))
+			die("destroy qp");
+	if (ibv_destroy_qp(ud) || ibv_dereg_mr(mr) || ibv_destroy_cq(cq) ||
+	    ibv_dealloc_pd(pd) || ibv_close_device(ctx))
+		die("teardown");
+	return 0;
+}
+
+/*
+ * The rings of a QP: the provider mmaps them from the device fd right at
+ * create time, so they are the mappings of /dev/infiniband/uverbs* that
+ * appeared. The send ring's slots (208 bytes and more) are larger than
+ * the receive ring's (40 + 16 bytes here).
+ */
+static int uverbs_maps(unsigned long *start, int max)
+{
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long s, e;
+	int n = 0;
+
+	if (!f)
+		die("maps");
+	while (fgets(line, sizeof(line), f) && n < max)
+		if (strstr(line, "/dev/infiniband/uverbs") &&
+		    sscanf(line, "%lx-%lx", &s, &e) == 2)
+			start[n++] = s;
+	fclose(f);
+	return n;
+}
+
+static struct ibv_qp *qp_with_rings(enum ibv_qp_type type, struct ring *sq,
+				    struct ring *rq)
+{
+	unsigned long before[256], after[256];
+	int nb = uverbs_maps(before, 256), na, i, j;
+	struct ibv_qp *qp = new_qp(type, 16);
+	struct ring r;
+
+	memset(sq, 0, sizeof(*sq));
+	memset(rq, 0, sizeof(*rq));
+	na = uverbs_maps(after, 256);
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb; j++)
+			if (after[i] == before[j])
+				break;
+		if (j < nb)
+			continue;
+		r.hdr = (volatile uint32_t *)after[i];
+		r.data = (uint8_t *)after[i] + RING_DATA;
+		r.log2_elem = r.hdr[0];
+		r.mask = r.hdr[1];
+		*(r.log2_elem >= 8 ? sq : rq) = r;
+	}
+	if (!sq->hdr || !rq->hdr)
+		die("rings of a new QP not found");
+	return qp;
+}
+
+/* The legacy doorbell: a POST_SEND write with no WRs (what the provider does). */
+static int doorbell(struct ibv_qp *qp)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} c;
+	struct ib_uverbs_post_send_resp resp;
+
+	memset(&c, 0, sizeof(c));
+	c.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	c.hdr.in_words = sizeof(c) / 4;
+	c.hdr.out_words = sizeof(resp) / 4;
+	c.cmd.response = (uintptr_t)&resp;
+	c.cmd.qp_handle = qp->handle;
+	c.cmd.wqe_size = sizeof(struct ibv_send_wr);
+	return write(qp->context->cmd_fd, &c, sizeof(c)) == sizeof(c) ? 0 : -errno;
+}
+
+static uint32_t rnd32(void)
+{
+	return ((uint32_t)random() << 16) ^ (uint32_t)random();
+}
+
+static uint64_t rnd64(void)
+{
+	return ((uint64_t)rnd32() << 32) | rnd32();
+}
+
+/* An edge value or a random one. */
+static uint32_t edge32(void)
+{
+	static const uint32_t e[] = {
+		0, 1, 2, 3, 4, 5, 16, 64, 65, 208, 4096, 65536, 65537,
+		0x7fffffff, 0x80000000, 0xfffffff0, 0xffffffff,
+	};
+
+	return random() % 3 ? e[random() % (sizeof(e) / sizeof(e[0]))] : rnd32();
+}
+
+/* A send WQE that is valid but for one to three mangled fields. */
+static void bad_send_wqe(uint8_t *slot, size_t size, struct ibv_qp *qp,
+			 int kind)
+{
+	struct rxe_send_wqe *w = (struct rxe_send_wqe *)slot;
+	int i, n;
+
+	memset(slot, 0, size);
+	w->wr.wr_id = 0xf00d0000 + kind;
+	w->wr.opcode = IBV_WR_SEND;
+	w->wr.send_flags = IBV_SEND_SIGNALED;
+	w->dma.length = w->dma.resid = 512;
+	w->dma.num_sge = 1;
+	w->dma.sge[0].addr = (uintptr_t)buf;
+	w->dma.sge[0].length = 512;
+	w->dma.sge[0].lkey = mr->lkey;
+	if (qp->qp_type == IBV_QPT_UD) {
+		w->wr.wr.ud.remote_qpn = qp->qp_num;
+		w->wr.wr.ud.remote_qkey = UD_QKEY;
+	}
+	if (kind == 0) {		/* all random, including the AV */
+		for (i = 0; i + 4 <= (int)size; i += 4)
+			*(uint32_t *)(slot + i) = rnd32();
+		return;
+	}
+	n = 1 + random() % 3;
+	while (n--) {
+		switch (random() % 16) {
+		case 0:
+			w->wr.opcode = random() % 2 ? random() % 40 : rnd32();
+			break;
+		case 1:
+			w->dma.num_sge = edge32();
+			break;
+		case 2:
+			w->dma.sge[random() % 4].length = edge32();
+			w->dma.num_sge = 1 + random() % 4;
+			break;
+		case 3:
+			w->dma.sge[0].lkey = random() % 2 ? rnd32() :
+				mr->lkey ^ 0x100;
+			break;
+		case 4:
+			w->wr.send_flags = IBV_SEND_INLINE | rnd32();
+			w->dma.length = w->dma.resid = edge32();
+			break;
+		case 5:
+			w->dma.length = edge32();
+			break;
+		case 6:
+			w->dma.resid = edge32();
+			w->dma.cur_sge = edge32();
+			w->dma.sge_offset = edge32();
+			break;
+		case 7:
+			w->dma.sge[0].addr = random() % 2 ? rnd64() :
+				(uintptr_t)buf + BUF_LEN - 8;
+			break;
+		case 8:
+			w->wr.opcode = IBV_WR_RDMA_WRITE + random() % 2 * 4;
+			w->wr.wr.rdma.remote_addr = rnd64();
+			w->wr.wr.rdma.rkey = random() % 2 ? rnd32() : mr->rkey;
+			break;
+		case 9:
+			w->wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP + random() % 2;
+			w->wr.wr.atomic.remote_addr = (uintptr_t)buf +
+				random() % 16;
+			w->wr.wr.atomic.rkey = mr->rkey;
+			w->dma.sge[0].length = edge32();
+			break;
+		case 10:
+			w->wr.wr.ud.ah_num = edge32();
+			break;
+		case 11:	/* legacy AV: garbage */
+			w->wr.wr.ud.ah_num = 0;
+			for (i = 0; i < (int)sizeof(w->wr.wr.ud.av); i += 4)
+				*(uint32_t *)((uint8_t *)&w->wr.wr.ud.av + i) =
+					rnd32();
+			break;
+		case 12:
+			w->wr.opcode = IBV_WR_BIND_MW + random() % 2 * 2;
+			w->wr.wr.mw.mr_lkey = random() % 2 ? mr->lkey : rnd32();
+			w->wr.wr.mw.mw_rkey = rnd32();
+			w->wr.wr.mw.length = rnd64();
+			w->wr.wr.mw.addr = rnd64();
+			w->wr.wr.mw.access = rnd32();
+			break;
+		case 13:
+			w->wr.opcode = IBV_WR_RDMA_READ;
+			w->wr.wr.rdma.remote_addr = (uintptr_t)buf;
+			w->wr.wr.rdma.rkey = mr->rkey;
+			w->dma.length = w->dma.resid = edge32();
+			w->dma.sge[0].length = w->dma.length;
+			break;
+		case 14:
+			w->state = rnd32();
+			w->status = rnd32();
+			w->mask = rnd32();
+			w->first_psn = rnd32();
+			w->iova = rnd64();
+			break;
+		default:
+			w->wr.opcode = 0x20;	/* kernel-only IB_WR_REG_MR */
+			w->wr.wr.rdma.remote_addr = rnd64();
+			break;
+		}
+	}
+}
+
+static void bad_recv_wqe(uint8_t *slot, size_t size)
+{
+	struct rxe_recv_wqe *w = (struct rxe_recv_wqe *)slot;
+	int i;
+
+	memset(slot, 0, size);
+	w->wr_id = 0xbad0000;
+	w->dma.num_sge = 1;
+	w->dma.length = w->dma.resid = RECV_LEN;
+	w->dma.sge[0].addr = (uintptr_t)buf;
+	w->dma.sge[0].length = RECV_LEN;
+	w->dma.sge[0].lkey = mr->lkey;
+	switch (random() % 6) {
+	case 0:
+		for (i = 0; i + 4 <= (int)size; i += 4)
+			*(uint32_t *)(slot + i) = rnd32();
+		break;
+	case 1:
+		w->dma.num_sge = edge32();
+		break;
+	case 2:
+		w->dma.sge[0].length = edge32();
+		break;
+	case 3:
+		w->dma.sge[0].lkey = rnd32();
+		break;
+	case 4:
+		w->dma.sge[0].addr = rnd64();
+		break;
+	default:
+		w->dma.length = edge32();
+		w->dma.resid = edge32();
+		w->dma.cur_sge = edge32();
+		break;
+	}
+}
+
+/* write COUNT garbage WQEs at the producer of R and publish them. */
+static void fill(struct ring *r, struct ibv_qp *qp, int count, int send)
+{
+	uint32_t prod = r->hdr[RING_PROD], size = 1u << r->log2_elem;
+	int i;
+
+	for (i = 0; i < count; i++) {
+		uint8_t *slot = r->data + ((prod & r->mask) << r->log2_elem);
+
+		if (send)
+			bad_send_wqe(slot, size, qp, random() % 8);
+		else
+			bad_recv_wqe(slot, size);
+		prod = (prod + 1) & r->mask;
+	}
+	__atomic_store_n(&r->hdr[RING_PROD], prod, __ATOMIC_RELEASE);
+}
+
+/* poll the CQ for a while; returns the number of error completions. */
+static int drain(int ms)
+{
+	struct ibv_wc wc[16];
+	int n, i, errs = 0;
+
+	while (ms-- > 0) {
+		n = ibv_poll_cq(cq, 16, wc);
+		if (n < 0)
+			return -1;
+		for (i = 0; i < n; i++)
+			errs += wc[i].status != IBV_WC_SUCCESS;
+		if (!n)
+			usleep(1000);
+	}
+	return errs;
+}
+
+/* an RC pair connected to each other, or two UD QPs; rings of the first */
+static void qp_pair(enum ibv_qp_type type, int gid, struct ibv_qp **qp,
+		    struct ring *sq, struct ring *rq)
+{
+	struct ring sq1, rq1;
+	union ibv_gid own;
+
+	qp[0] = qp_with_rings(type, &sq[0], &rq[0]);
+	qp[1] = qp_with_rings(type, &sq1, &rq1);
+	rq[1] = rq1;
+	if (type != IBV_QPT_RC)
+		return;
+	if (ibv_query_gid(ctx, 1, gid, &own))
+		die("query gid");
+	connect_qp(qp[0], gid, &own, qp[1]->qp_num, 10, RQ_PSN);
+	connect_qp(qp[1], gid, &own, qp[0]->qp_num, 10, RQ_PSN);
+}
+
+/* post a valid SIGNALED SEND of LEN bytes from QP[0] to QP[1] */
+static int good_send(struct ibv_qp **qp, struct ibv_ah *ah, int len)
+{
+	struct ibv_sge sge = { (uintptr_t)buf + 8192, len, mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = 0x600d, .sg_list = &sge,
+				  .num_sge = 1, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	if (qp[0]->qp_type == IBV_QPT_UD) {
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = qp[1]->qp_num;
+		wr.wr.ud.remote_qkey = UD_QKEY;
+	}
+	return ibv_post_send(qp[0], &wr, &bad);
+}
+
+static struct ibv_ah *self_ah(int gid)
+{
+	struct ibv_ah_attr a = { .is_global = 1, .port_num = 1,
+				 .grh = { .sgid_index = gid, .hop_limit = 64 } };
+	struct ibv_ah *ah;
+
+	if (ibv_query_gid(ctx, 1, gid, &a.grh.dgid))
+		die("query gid");
+	ah = ibv_create_ah(pd, &a);
+	if (!ah)
+		die("create ah");
+	return ah;
+}
+
+static void destroy_pair(struct ibv_qp **qp, int round)
+{
+	check(!ibv_destroy_qp(qp[0]) && !ibv_destroy_qp(qp[1]),
+	      "round %d: QPs destroyed", round);
+}
+
+/* returns the round's error completions */
+static int ring_round(int round, int gid, struct ibv_ah *ah)
+{
+	int rc = random() % 3, send = random() % 3, errs, db;
+	struct ibv_qp *qp[2];
+	struct ring sq[2], rq[2];
+	const char *st[2];
+
+	qp_pair(rc ? IBV_QPT_RC : IBV_QPT_UD, gid, qp, sq, rq);
+	post_recvs(qp[1], 4);
+	if (send) {
+		fill(&sq[0], qp[1], 1 + random() % 8, 1);
+		if (random() % 4 == 0)	/* a producer index outside the ring */
+			sq[0].hdr[RING_PROD] = random() % 2 ? sq[0].mask + 1 +
+				random() % 64 : rnd32();
+		if (random() % 8 == 0)	/* a consumer index moved by the user */
+			sq[0].hdr[RING_CONS] = rnd32();
+		db = doorbell(qp[0]);
+	} else {
+		/* garbage after the good receives; SENDs consume them all */
+		fill(&rq[1], qp[1], 1 + random() % 8, 0);
+		if (random() % 4 == 0)
+			rq[1].hdr[RING_PROD] = rnd32();
+		db = good_send(qp, ah, 64);
+		for (errs = 0; errs < 8 && !db; errs++)
+			db = good_send(qp, ah, 64 << (random() % 5));
+	}
+	errs = drain(300);
+	st[0] = state_name(qp[0]);
+	st[1] = state_name(qp[1]);
+	printf("# round %d: %s %s ring, doorbell/post %d, %d error completions, QPs %s %s\n",
+	       round, rc ? "RC" : "UD", send ? "send" : "recv", db, errs, st[0],
+	       st[1]);
+	check(errs >= 0 && strcmp(st[0], "query-failed") &&
+	      strcmp(st[1], "query-failed"),
+	      "round %d: CQ and QPs still answer", round);
+	destroy_pair(qp, round);
+	drain(5);
+	return errs;
+}
+
+/* a valid SEND between two fresh QPs completes, on both sides */
+static void clean_send(enum ibv_qp_type type, int gid, struct ibv_ah *ah,
+		       const char *when)
+{
+	struct ibv_qp *qp[2];
+	struct ring sq[2], rq[2];
+	struct ibv_wc wc;
+	int got = 0, n, t;
+
+	drain(20);
+	qp_pair(type, gid, qp, sq, rq);
+	post_recvs(qp[1], 1);
+	check(!good_send(qp, ah, 256), "%s: %s SEND posted", when,
+	      type == IBV_QPT_RC ? "RC" : "UD");
+	for (t = 0; t < 5000 && got < 2; t++) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n != 1) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.qp_num != qp[0]->qp_num && wc.qp_num != qp[1]->qp_num)
+			continue;
+		check(wc.status == IBV_WC_SUCCESS,
+		      "%s: %s SEND, %s completion status %d", when,
+		      type == IBV_QPT_RC ? "RC" : "UD",
+		      wc.qp_num == qp[0]->qp_num ? "send" : "recv", wc.status);
+		got++;
+	}
+	check(got == 2, "%s: 2 completions (got %d)", when, got);
+	destroy_pair(qp, -1);
+}
+
+static int ring(char **argv)
+{
+	unsigned int seed = strtoul(argv[4], NULL, 0);
+	int rounds = atoi(argv[5]), gid = atoi(argv[3]), i, errs = 0;
+	struct ibv_ah *ah;
+
+	printf("# ring fuzz seed %u, %d rounds\n", seed, rounds);
+	srandom(seed);
+	open_dev(argv[2]);
+	ah = self_ah(gid);
+	clean_send(IBV_QPT_RC, gid, ah, "before");
+	clean_send(IBV_QPT_UD, gid, ah, "before");
+	for (i = 0; i < rounds; i++)
+		errs += ring_round(i, gid, ah);
+	/* garbage must show: most rounds end in error completions */
+	check(errs >= rounds / 2, "%d rounds: %d error completions", rounds,
+	      errs);
+	clean_send(IBV_QPT_RC, gid, ah, "after");
+	clean_send(IBV_QPT_UD, gid, ah, "after");
+	check(!ibv_destroy_ah(ah) && !ibv_dereg_mr(mr) &&
+	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
+	      !ibv_close_device(ctx), "teardown");
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 9 && !strcmp(argv[1], "target"))
+		return target(argv);
+	if (argc == 6 && !strcmp(argv[1], "ring"))
+		return ring(argv);
+	fprintf(stderr, "usage: %s target DEV GID4 GID6 PEER_IP4 PEER_IP6 INFO STOP\n"
+		"       %s ring DEV GID SEED ROUNDS\n", argv[0], argv[0]);
+	return 2;
+}
