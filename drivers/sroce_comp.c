@@ -45,10 +45,35 @@ static u32 sroce_comp_next(struct sroce_qp *qp, u32 index)
 }
 
 /*
- * Complete the oldest WQE and free its slot. Error completions are always
- * reported; successful ones only when signalled (sroce_sq_fetch() marks
- * every WQE signalled on an IB_SIGNAL_ALL_WR QP). Returns false when the CQ
- * overflowed (the QP must go to ERR). Caller holds req.lock.
+ * Post the send completion of @wqe: error completions are always reported,
+ * successful ones only when signalled (sroce_sq_fetch() marks every WQE
+ * signalled on an IB_SIGNAL_ALL_WR QP). Returns false when the CQ
+ * overflowed (the QP must go to ERR).
+ */
+bool sroce_comp_post_wc(struct sroce_qp *qp, const struct sroce_swqe *wqe,
+			enum ib_wc_status status)
+{
+	struct ib_wc wc = {
+		.wr_id = wqe->wr_id,
+		.status = status,
+		.opcode = sroce_seg_wc_opcode(wqe->opcode),
+		.qp = &qp->ibqp,
+	};
+
+	if (status == IB_WC_SUCCESS && !(wqe->send_flags & IB_SEND_SIGNALED))
+		return true;
+	if (status == IB_WC_SUCCESS) {
+		wc.byte_len = wqe->length;
+		if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
+		    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+			wc.wc_flags = IB_WC_WITH_IMM;
+	}
+	return !sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false);
+}
+
+/*
+ * Complete the oldest WQE (sroce_comp_post_wc()) and free its slot.
+ * Returns false when the CQ overflowed. Caller holds req.lock.
  */
 static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 				enum ib_wc_status status)
@@ -56,24 +81,7 @@ static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 	struct sroce_req *req = &qp->req;
 	u32 index = qp->sq.queue.index;
 	unsigned long flags;
-	bool ok = true;
-
-	if (status != IB_WC_SUCCESS || (wqe->send_flags & IB_SEND_SIGNALED)) {
-		struct ib_wc wc = {
-			.wr_id = wqe->wr_id,
-			.status = status,
-			.opcode = sroce_seg_wc_opcode(wqe->opcode),
-			.qp = &qp->ibqp,
-		};
-
-		if (status == IB_WC_SUCCESS) {
-			wc.byte_len = wqe->length;
-			if (wqe->opcode == IB_WR_SEND_WITH_IMM ||
-			    wqe->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
-				wc.wc_flags = IB_WC_WITH_IMM;
-		}
-		ok = !sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false);
-	}
+	bool ok = sroce_comp_post_wc(qp, wqe, status);
 
 	/* Only WQEs sent in full were counted in rd_atomic. */
 	if (index != req->sent_end) {

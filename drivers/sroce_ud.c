@@ -225,23 +225,7 @@ static bool sroce_ud_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 {
 	struct sroce_req *req = &qp->req;
 	unsigned long flags;
-	bool ok = true;
-
-	if (status != IB_WC_SUCCESS || (wqe->send_flags & IB_SEND_SIGNALED)) {
-		struct ib_wc wc = {
-			.wr_id = wqe->wr_id,
-			.status = status,
-			.opcode = IB_WC_SEND,
-			.qp = &qp->ibqp,
-		};
-
-		if (status == IB_WC_SUCCESS) {
-			wc.byte_len = wqe->length;
-			if (wqe->opcode == IB_WR_SEND_WITH_IMM)
-				wc.wc_flags = IB_WC_WITH_IMM;
-		}
-		ok = !sroce_cq_post(to_scq(qp->ibqp.send_cq), &wc, false);
-	}
+	bool ok = sroce_comp_post_wc(qp, wqe, status);
 
 	/* What sroce_req_flush() expects of a QP with nothing in flight. */
 	req->cur = (req->cur + 1) & qp->sq.queue.index_mask;
