@@ -9,6 +9,9 @@
 #                                        with each guest as server
 #   cm.sh loopback TYPE [OPTION...]      one guest, server and client on
 #                                        the same device
+#   cm.sh mcast TYPE0 TYPE1 [ipv6]       only the multicast tests (mckey):
+#                                        guest 0 receives with two QPs,
+#                                        guest 1 sends
 #
 # Options: ipv6, run the tests over IPv6 too (the IPv6 GID, rdma_cm to the
 # IPv6 address; the tools' own TCP exchange stays on IPv4); interop, only
@@ -19,7 +22,10 @@
 #
 # ibv_ud_pingpong -c and rping -V check the data they receive; perftest
 # checks that every operation completes; rping also has to show every
-# ping's data (-v). Each tool run is one check.
+# ping's data (-v). Each tool run is one check. mckey checks nothing but
+# that each QP got as many completions as messages were sent, so the
+# multicast tests also check the receiver's hw counters exactly and its
+# group memberships.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
@@ -151,6 +157,107 @@ hostile_test() {
 	fi
 }
 
+# mcast_test FAMILY GROUP MAC: mckey over a multicast group. Guest 0 joins
+# GROUP with two rdma_cm ids (two UD QPs attached to one group) and waits
+# for 20 messages on each; guest 1 joins and sends 20. Guest 0 checks that
+# the netdev is in the group while mckey runs and has left it after, and
+# that each message reached the device once and both QPs. Then guest 0
+# joins GROUP by a UDP socket only (the host is a member, no QP is
+# attached) and guest 1 sends 5 more: each must be dropped and counted.
+mcast_test() {
+	local fam=$1 grp=$2 mac=$3 n=20 ip=$GUEST_IP4 ipf=-4 log rc
+	local names=(mcast_rcvd_pkts mcast_rcvd_copies rdma_recvs
+		     mcast_rcvd_no_qp) want=(20 40 40 0) before=() i d
+	if [ "$fam" = 6 ]; then
+		ip=$GUEST_IP6 ipf=-6
+	fi
+	log=/job/mckey-$fam
+	if [ "$GUEST_ID" = 0 ]; then
+		for i in "${names[@]}"; do
+			before+=("$(counter "$i")")
+		done
+		timeout "$TOOL_TIMEOUT" stdbuf -oL mckey -m "$grp" -b "$ip" -c 2 \
+			-C $n >"$log" 2>&1 &
+		local mpid=$!
+		for _ in $(seq 150); do
+			grep -q 'receiving data transfers' "$log" && break
+			sleep 0.2
+		done
+		check "mckey IPv$fam: netdev joined $grp" \
+			sh -c "ip $ipf maddr show dev eth0 | grep -qw '$grp'"
+		check "mckey IPv$fam: netdev has MAC $mac" \
+			sh -c "ip maddr show dev eth0 | grep -qw 'link  $mac'"
+		barrier "mckey$fam-ready"
+		wait "$mpid"
+		rc=$?
+		check "mckey IPv$fam (receiver, 2 QPs, $n messages each)" \
+			sh -c "[ $rc -eq 0 ] && grep -q 'data transfers complete' '$log'" ||
+			sed 's/^/#   /' "$log"
+		barrier "mckey$fam-done"
+		for i in "${!names[@]}"; do
+			d=$(($(counter "${names[$i]}") - before[i]))
+			check "mckey IPv$fam: ${names[$i]} +${want[$i]} (got +$d)" \
+				test "$d" -eq "${want[$i]}"
+		done
+		check "mckey IPv$fam: netdev left $grp" \
+			sh -c "! ip $ipf maddr show dev eth0 | grep -qw '$grp'"
+
+		d=$(counter mcast_rcvd_no_qp)
+		python3 -c '
+import socket, struct, sys, time
+grp, ip = sys.argv[1], sys.argv[2]
+if ":" in grp:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    idx = socket.if_nametoindex("eth0")
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                 socket.inet_pton(socket.AF_INET6, grp) + struct.pack("@I", idx))
+else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                 socket.inet_aton(grp) + socket.inet_aton(ip))
+time.sleep(int(sys.argv[3]))
+' "$grp" "$ip" 25 &
+		local jpid=$!
+		sleep 1
+		barrier "mcnoqp$fam-ready"
+		barrier "mcnoqp$fam-sent"
+		sleep 1
+		d=$(($(counter mcast_rcvd_no_qp) - d))
+		check "mcast IPv$fam, group without QPs: mcast_rcvd_no_qp +5 (got +$d)" \
+			test "$d" -eq 5
+		kill "$jpid" 2>/dev/null
+		wait "$jpid" 2>/dev/null
+	else
+		barrier "mckey$fam-ready"
+		check "mckey IPv$fam (sender, $n messages)" \
+			run_client "$log" mckey -m "$grp" -b "$ip" -s -C $n ||
+			sed 's/^/#   /' "$log"
+		barrier "mckey$fam-done"
+		barrier "mcnoqp$fam-ready"
+		check "mckey IPv$fam (sender, 5 messages to a group without QPs)" \
+			run_client "$log.noqp" mckey -m "$grp" -b "$ip" -s -C 5 ||
+			sed 's/^/#   /' "$log.noqp"
+		barrier "mcnoqp$fam-sent"
+	fi
+}
+
+# finish: dump the device's counters, remove it, summarise the job.
+finish() {
+	echo "# $dev hw_counters:"
+	for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
+		echo "#   $(basename "$f") $(cat "$f")"
+	done
+	rdma link delete "$dev"
+	summary
+}
+
+if [ "$mode" = mcast ]; then
+	mcast_test 4 239.1.2.3 01:00:5e:01:02:03
+	[ "${families[1]}" != 6 ] || mcast_test 6 ff0e::5:1 33:33:00:05:00:01
+	finish
+	exit
+fi
+
 # expand CMD: CMD with the placeholders filled in.
 expand() {
 	local c=${1//@P@/$port}
@@ -229,9 +336,4 @@ done
 
 [ -z "$hostile" ] || hostile_test
 
-echo "# $dev hw_counters:"
-for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-	echo "#   $(basename "$f") $(cat "$f")"
-done
-rdma link delete "$dev"
-summary
+finish
