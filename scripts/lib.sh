@@ -11,7 +11,8 @@ SROCE_CACHE=${SROCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sroce}
 SROCE_HOST_PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
 	xz-utils zstd rsync e2fsprogs iproute2 python3 python3-matplotlib sparse
 	linux-headers-amd64 linux-image-amd64 linux-source-6.1
-	qemu-system-x86 qemu-system-data debootstrap busybox-static tshark"
+	qemu-system-x86 qemu-system-data debootstrap busybox-static tshark
+	libibverbs-dev"
 
 log() { printf '[sroce] %s\n' "$*" >&2; }
 die() { printf '[sroce] error: %s\n' "$*" >&2; exit 1; }
