@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multicast for UD QPs (IBTA vol 1 10.5, RoCEv2 Annex A17.4.5.2).
+ * Multicast for UD QPs (IBTA vol 1; RoCEv2 Annex A17 for the addresses).
  *
  * A RoCEv2 MGID is an IP multicast address: IPv4 ones in v4-mapped form
  * (::ffff:224.0.0.0/100), IPv6 ones as they are (ff00::/8). attach_mcast
@@ -27,7 +27,8 @@
  * address goes to each QP attached to the group of that address, each a
  * copy of the skb (sharing the data) that then passes the QP's own UD
  * checks (state, Q_Key) and receive queue. A packet for a group with no
- * QP here, or to QPN 0xFFFFFF at a unicast address, is dropped.
+ * QP here, to QPN 0xFFFFFF at a unicast address, or to a multicast
+ * address and another QPN, is dropped (counted as for no QP).
  */
 #include <linux/etherdevice.h>
 #include <linux/hash.h>
@@ -331,7 +332,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	bool created;
 	int err;
 
-	/* IBTA 10.5.2.1: only UD QPs join multicast groups; not QP1. */
+	/* IBTA: only UD QPs join multicast groups; QP1 does not. */
 	if (ibqp->qp_type != IB_QPT_UD)
 		return -EINVAL;
 
@@ -379,6 +380,13 @@ void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 	mutex_unlock(&tbl->lock);
 }
 
+bool sroce_mcast_dst(const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return ipv4_is_multicast(ip_hdr(skb)->daddr);
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+}
+
 /* The MGID of a packet's destination address, if it is multicast. */
 static bool sroce_mcast_pkt_mgid(const struct sk_buff *skb,
 				 union ib_gid *mgid)
@@ -405,7 +413,11 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 	struct sk_buff *copy;
 	union ib_gid mgid;
 
-	if (!sroce_mcast_pkt_mgid(skb, &mgid)) {
+	/*
+	 * IBTA: a multicast packet is addressed to the multicast QPN, and
+	 * that QPN is for multicast packets only.
+	 */
+	if (pkt->qpn != IB_MULTICAST_QPN || !sroce_mcast_pkt_mgid(skb, &mgid)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 		kfree_skb(skb);
 		return;

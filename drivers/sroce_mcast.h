@@ -20,7 +20,7 @@ struct sroce_qp;
 
 #define SROCE_MCAST_HASH_BITS	6
 
-/* Where a group's packets go on the wire (RoCEv2 Annex A17.4.5.2). */
+/* Where a group's packets go on the wire (RoCEv2 Annex A17). */
 struct sroce_mcast_addr {
 	int family;			/* AF_INET or AF_INET6 */
 	union {
@@ -90,10 +90,14 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);
 /* destroy_qp: leave every group @qp is still attached to. May sleep. */
 void sroce_mcast_qp_destroy(struct sroce_qp *qp);
 
+/* Is a received packet's destination IP address a multicast one? */
+bool sroce_mcast_dst(const struct sk_buff *skb);
+
 /*
- * sroce_mcast_recv() - a packet for the multicast QPN from sroce_recv()
- * (softirq, ICRC and P_Key checked): a copy to each QP attached to the
- * group of its destination IP address. Consumes @skb.
+ * sroce_mcast_recv() - a packet for the multicast QPN or to a multicast
+ * address from sroce_recv() (softirq, ICRC and P_Key checked): a copy to
+ * each QP attached to the group of its destination IP address, if it is
+ * both. Consumes @skb.
  */
 void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 		      struct sroce_pkt *pkt);

@@ -202,7 +202,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		return;
 	}
 
-	if (pkt.qpn == IB_MULTICAST_QPN) {
+	if (pkt.qpn == IB_MULTICAST_QPN || sroce_mcast_dst(skb)) {
 		sroce_mcast_recv(sdev, skb, &pkt);
 		return;
 	}
