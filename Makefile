@@ -9,8 +9,10 @@
 #   make unload           delete sroce links and rmmod
 #   make demo             two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
+#   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
+#   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -50,10 +52,17 @@ demo:
 check:
 	scripts/check.sh
 
+check-cc:
+	scripts/check-cc.sh
+
 kunit:
 	scripts/kunit.sh
 
 bench:
 	scripts/bench.sh
 
-.PHONY: all modules clean install load unload demo check kunit bench
+nvmeof: modules
+	scripts/vm-run.sh -n 2 -t 1800 -o out/nvmeof -f $(CURDIR)/sroce.ko \
+		scripts/tests/nvmeof.sh long
+
+.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof

@@ -118,6 +118,23 @@ static void sroce_comp_fail(struct sroce_qp *qp, enum ib_wc_status status,
 	out->error = true;
 }
 
+bool sroce_comp_local_ops(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_comp_out out = {};
+	struct sroce_swqe *wqe;
+
+	/* Executed local operations at the head: [index, sent_end). */
+	while (!req->stopped && qp->sq.queue.index != req->sent_end) {
+		wqe = sroce_sq_wqe(qp, qp->sq.queue.index);
+		if (!sroce_seg_is_local(wqe->opcode))
+			break;
+		if (!sroce_comp_complete(qp, wqe, IB_WC_SUCCESS))
+			sroce_comp_fail(qp, IB_WC_WR_FLUSH_ERR, &out);
+	}
+	return out.error;
+}
+
 bool sroce_comp_local_error(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -422,7 +439,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	sroce_comp_progress(qp);
 	if (last) {
 		out->kick = true;
-		if (sroce_comp_local_error(qp))
+		if (sroce_comp_local_ops(qp) || sroce_comp_local_error(qp))
 			out->error = true;
 	}
 }
@@ -460,7 +477,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	}
 	sroce_comp_progress(qp);
 	out->kick = true;
-	if (sroce_comp_local_error(qp))
+	if (sroce_comp_local_ops(qp) || sroce_comp_local_error(qp))
 		out->error = true;
 }
 
@@ -470,6 +487,24 @@ static void sroce_comp_finish(struct sroce_qp *qp, struct sroce_comp_out *out)
 		sroce_qp_error(qp);
 	else if (out->kick)
 		sroce_req_run(qp);
+}
+
+/*
+ * UC has no acknowledgments: sending a PSN is as good as an ACK for it
+ * (IBTA vol 1 9.8: a UC WQE completes once it is sent). Called
+ * by the requester after its packets left, with no lock held.
+ */
+void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_req *req = &qp->req;
+	struct sroce_comp_out out = {};
+
+	spin_lock_bh(&req->lock);
+	if (!req->stopped)
+		sroce_comp_ack(qp, psn, false, &out);
+	spin_unlock_bh(&req->lock);
+	if (out.error)
+		sroce_qp_error(qp);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,

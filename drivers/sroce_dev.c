@@ -30,8 +30,10 @@
 #include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_srq.h"
 #include "sroce_queue.h"
 #include "sroce_verbs.h"
 
@@ -150,45 +152,56 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
+	.alloc_mr = sroce_alloc_mr,
+	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
+	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,
 	.dealloc_driver = sroce_dev_dealloc,
+	.dealloc_mw = sroce_dealloc_mw,
 	.dealloc_pd = sroce_dealloc_pd,
 	.dealloc_ucontext = sroce_dealloc_ucontext,
 	.dereg_mr = sroce_dereg_mr,
 	.destroy_ah = sroce_destroy_ah,
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
+	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
 	.device_group = &sroce_dev_attr_group,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,
 	.get_port_immutable = sroce_get_port_immutable,
+	.map_mr_sg = sroce_map_mr_sg,
 	.mmap = sroce_mmap,
 	.mmap_free = sroce_mmap_free,
 	.modify_qp = sroce_modify_qp,
+	.modify_srq = sroce_modify_srq,
 	.poll_cq = sroce_poll_cq,
 	.port_groups = sroce_cc_sysfs_port_groups,
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
+	.post_srq_recv = sroce_post_srq_recv,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,
 	.query_qp = sroce_query_qp,
+	.query_srq = sroce_query_srq,
 	.reg_user_mr = sroce_reg_user_mr,
 	.req_notify_cq = sroce_req_notify_cq,
 	.resize_cq = sroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, sroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, sroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, sroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, sroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, sroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, sroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, sroce_ucontext, ibuc),
 };
 
@@ -208,6 +221,12 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_cq = SROCE_MAX_CQ;
 	attr->max_cqe = SROCE_MAX_CQE;
 	attr->max_mr = SROCE_MAX_MR;
+	/* Memory windows share the MR key table and its limit. */
+	attr->max_mw = SROCE_MAX_MR;
+	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
+	attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS |
+				  IB_DEVICE_MEM_WINDOW |
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	attr->max_pd = SROCE_MAX_PD;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_qp_rd_atom = SROCE_MAX_QP_RD_ATOM;

@@ -43,6 +43,7 @@ struct sroce_dev {
 	atomic_t num_qps;
 	atomic_t num_mrs;
 	atomic_t num_ahs;
+	atomic_t num_srqs;
 
 	/*
 	 * Object tables; each xarray's own lock serialises writers, readers

@@ -6,12 +6,19 @@
  *
  * Keys: lkey = (index << 8) | 8 random bits, index from sdev->mrs; the
  * rkey equals the lkey when the MR grants remote access and is 0 otherwise,
- * so a guessed or stale key rarely names a live MR. Lookups run under RCU
- * and take mr->ref; dereg removes the index, waits for the last reference
- * and frees the MR after a grace period.
+ * so a guessed or stale key rarely names a live MR. Memory windows
+ * (sroce_mw.c) take their indices from the same table, as tagged entries.
+ * Lookups run under RCU and take mr->ref; dereg removes the index, waits
+ * for the last reference and frees the MR after a grace period.
  *
  * User MRs are pinned with ib_umem_get() and kept as a page array; every
  * access maps one page at a time with kmap_local_page().
+ *
+ * Fast-registration MRs (IB_MR_TYPE_MEM_REG) start invalid; map_mr_sg()
+ * fills a page list of kernel virtual addresses, IB_WR_REG_MR makes it
+ * valid under a new key, and local or remote invalidation makes it
+ * invalid again (IBTA 10.6.3.3 and 10.6.5). Every lookup checks the state
+ * under mr->lock, so an invalid FAST MR refuses every access.
  */
 #include <linux/highmem.h>
 #include <linux/random.h>
@@ -23,6 +30,7 @@
 
 #include "sroce_dev.h"
 #include "sroce_mr.h"
+#include "sroce_param.h"
 
 #define SROCE_MR_INDEX_MAX	((1U << 24) - 1)
 
@@ -37,30 +45,55 @@
  */
 static DEFINE_SPINLOCK(sroce_mr_atomic_lock);
 
-/* Reserve an index, make the keys, and publish the MR under them. */
-static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+int sroce_mr_index_alloc(struct sroce_dev *sdev, u32 *index)
 {
-	u32 index;
 	int err;
 
 	if (atomic_inc_return(&sdev->num_mrs) > sdev->attr.max_mr) {
 		atomic_dec(&sdev->num_mrs);
 		return -ENOSPC;
 	}
-	refcount_set(&mr->ref, 1);
-	init_completion(&mr->released);
-
-	err = xa_alloc_cyclic(&sdev->mrs, &index, NULL,
+	err = xa_alloc_cyclic(&sdev->mrs, index, NULL,
 			      XA_LIMIT(1, SROCE_MR_INDEX_MAX),
 			      &sdev->next_mr_index, GFP_KERNEL);
 	if (err < 0) {
 		atomic_dec(&sdev->num_mrs);
 		return err;
 	}
-	mr->ibmr.lkey = (index << 8) | (get_random_u32() & 0xff);
-	mr->ibmr.rkey = mr->access & SROCE_MR_REMOTE_ACCESS ? mr->ibmr.lkey : 0;
+	return 0;
+}
+
+void sroce_mr_index_publish(struct sroce_dev *sdev, u32 index, void *entry)
+{
 	/* The slot is reserved: this store cannot fail. */
-	xa_store(&sdev->mrs, index, mr, GFP_KERNEL);
+	xa_store(&sdev->mrs, index, entry, GFP_KERNEL);
+}
+
+void sroce_mr_index_free(struct sroce_dev *sdev, u32 index)
+{
+	xa_erase(&sdev->mrs, index);
+	atomic_dec(&sdev->num_mrs);
+}
+
+/* Reserve an index, make the keys, and publish the MR under them. */
+static int sroce_mr_publish(struct sroce_dev *sdev, struct sroce_mr *mr)
+{
+	int err;
+
+	refcount_set(&mr->ref, 1);
+	init_completion(&mr->released);
+	spin_lock_init(&mr->lock);
+
+	err = sroce_mr_index_alloc(sdev, &mr->index);
+	if (err)
+		return err;
+	mr->lkey = (mr->index << 8) | (get_random_u32() & 0xff);
+	/* A FAST MR's access is only known at IB_WR_REG_MR: keys agree. */
+	if (mr->type == SROCE_MR_FAST || mr->access & SROCE_MR_REMOTE_ACCESS)
+		mr->rkey = mr->lkey;
+	mr->ibmr.lkey = mr->lkey;
+	mr->ibmr.rkey = mr->rkey;
+	sroce_mr_index_publish(sdev, mr->index, mr);
 	return 0;
 }
 
@@ -73,6 +106,7 @@ struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->type = SROCE_MR_DMA;
+	mr->valid = true;
 	mr->iova = 0;
 	mr->length = U64_MAX;
 	mr->access = access;
@@ -128,6 +162,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->type = SROCE_MR_USER;
+	mr->valid = true;
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
@@ -149,13 +184,156 @@ err_free:
 	return ERR_PTR(err);
 }
 
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct sroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > SROCE_MAX_FAST_REG_PAGES)
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->type = SROCE_MR_FAST;
+	mr->max_pages = max_num_sg;
+	mr->map.pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	mr->next_map.pages = kcalloc(max_num_sg, sizeof(u64), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!mr->map.pages || !mr->next_map.pages)
+		goto err_free;
+
+	err = sroce_mr_publish(to_sdev(ibpd->device), mr);
+	if (err)
+		goto err_free;
+	return &mr->ibmr;
+
+err_free:
+	kfree(mr->map.pages);
+	kfree(mr->next_map.pages);
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int sroce_mr_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+	struct sroce_mr_map *map = &mr->next_map;
+
+	if (map->npages >= mr->max_pages)
+		return -ENOMEM;
+	map->pages[map->npages++] = addr;
+	return 0;
+}
+
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset)
+{
+	struct sroce_mr *mr = to_smr(ibmr);
+
+	/* The core set ibmr->page_size; blocks are at least a page. */
+	if (ibmr->page_size < PAGE_SIZE || !is_power_of_2(ibmr->page_size))
+		return -EINVAL;
+	mr->next_map.npages = 0;
+	mr->next_map.page_shift = ilog2(ibmr->page_size);
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, sroce_mr_set_page);
+}
+
+u64 sroce_mr_map_addr(const struct sroce_mr_map *map, u64 mr_iova, u64 iova,
+		      u32 *room)
+{
+	u64 block = BIT_ULL(map->page_shift);
+	/* The list starts at the block holding mr_iova. */
+	u64 off = iova - mr_iova + (mr_iova & (block - 1));
+	u64 in = off & (block - 1);
+
+	*room = min_t(u64, block - in, U32_MAX);
+	/* Only a registration racing a stale access gets here: stop it. */
+	if ((off >> map->page_shift) >= map->npages)
+		return 0;
+	return map->pages[off >> map->page_shift] + in;
+}
+
+enum ib_wc_status sroce_mr_reg_fast(struct sroce_mr *mr, struct ib_pd *qp_pd,
+				    u32 key, int access)
+{
+	struct sroce_mr_map tmp;
+	u64 iova = mr->ibmr.iova;
+	u64 length = mr->ibmr.length;
+	u64 span;
+
+	/* IBTA 10.6.3.3: a region of this QP's PD, in the free state. */
+	if (mr->type != SROCE_MR_FAST || mr->ibmr.pd != qp_pd)
+		return IB_WC_LOC_QP_OP_ERR;
+	/* Remote write or atomic needs local write (C10-74 for regions). */
+	if ((access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IB_ACCESS_LOCAL_WRITE))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | SROCE_MR_REMOTE_ACCESS |
+		       IB_ACCESS_MW_BIND))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	spin_lock_bh(&mr->lock);
+	if (mr->valid) {
+		spin_unlock_bh(&mr->lock);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	/* The page list must cover the region the core computed. */
+	span = (iova & (BIT_ULL(mr->next_map.page_shift) - 1)) + length;
+	if (iova + length < iova || !mr->next_map.page_shift ||
+	    span > ((u64)mr->next_map.npages << mr->next_map.page_shift)) {
+		spin_unlock_bh(&mr->lock);
+		return IB_WC_LOC_QP_OP_ERR;
+	}
+	tmp = mr->map;
+	mr->map = mr->next_map;
+	mr->next_map = tmp;
+	mr->next_map.npages = 0;
+	mr->lkey = (mr->lkey & ~0xffU) | (key & 0xff);
+	mr->rkey = mr->lkey;
+	mr->iova = iova;
+	mr->length = length;
+	mr->access = access;
+	mr->valid = true;
+	spin_unlock_bh(&mr->lock);
+	return IB_WC_SUCCESS;
+}
+
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key)
+{
+	int err = -EINVAL;
+
+	/* Only fast-registration MRs can be invalidated (IBTA 10.6.5). */
+	if (mr->type != SROCE_MR_FAST || mr->ibmr.pd != pd)
+		return -EINVAL;
+	spin_lock_bh(&mr->lock);
+	if (mr->rkey == key && !mr->num_mw) {
+		mr->valid = false;
+		err = 0;
+	}
+	spin_unlock_bh(&mr->lock);
+	return err;
+}
+
 int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibmr->device);
 	struct sroce_mr *mr = to_smr(ibmr);
 
+	/* A region with windows bound to it stays (IBTA 10.6.7.1). */
+	spin_lock_bh(&mr->lock);
+	if (mr->num_mw) {
+		spin_unlock_bh(&mr->lock);
+		return -EBUSY;
+	}
+	mr->dying = true;
+	spin_unlock_bh(&mr->lock);
+
 	/* No new lookups; then wait for the copies in flight. */
-	xa_erase(&sdev->mrs, ibmr->lkey >> 8);
+	sroce_mr_index_free(sdev, mr->index);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 
@@ -163,10 +341,38 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		kvfree(mr->pages);
 		ib_umem_release(mr->umem);
 	}
-	atomic_dec(&sdev->num_mrs);
+	kfree(mr->map.pages);
+	kfree(mr->next_map.pages);
 	/* A reader may still hold the pointer it found under RCU. */
 	kfree_rcu(mr, rcu);
 	return 0;
+}
+
+bool sroce_mr_tryget(struct sroce_mr *mr)
+{
+	return refcount_inc_not_zero(&mr->ref);
+}
+
+/* The checks of a lookup; @mr is referenced. */
+static bool sroce_mr_usable(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+			    bool remote, int access, u64 iova, u64 len)
+{
+	bool ok;
+
+	if (mr->ibmr.pd != pd)
+		return false;
+	if (mr->type != SROCE_MR_FAST)
+		return (remote ? mr->rkey : mr->lkey) == key &&
+		       sroce_mr_check_access(mr->access, access) &&
+		       sroce_mr_check_range(mr->iova, mr->length, iova, len);
+
+	spin_lock_bh(&mr->lock);
+	ok = mr->valid && mr->lkey == key &&
+	     (!remote || mr->access & SROCE_MR_REMOTE_ACCESS) &&
+	     sroce_mr_check_access(mr->access, access) &&
+	     sroce_mr_check_range(mr->iova, mr->length, iova, len);
+	spin_unlock_bh(&mr->lock);
+	return ok;
 }
 
 struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
@@ -174,19 +380,23 @@ struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
 			      u64 len)
 {
 	struct sroce_mr *mr;
+	void *entry;
 
 	rcu_read_lock();
-	mr = xa_load(&sdev->mrs, key >> 8);
-	if (!mr || !refcount_inc_not_zero(&mr->ref)) {
+	entry = xa_load(&sdev->mrs, key >> 8);
+	/* A window's key is no MR key. */
+	if (!entry || xa_pointer_tag(entry)) {
+		rcu_read_unlock();
+		return NULL;
+	}
+	mr = entry;
+	if (!refcount_inc_not_zero(&mr->ref)) {
 		rcu_read_unlock();
 		return NULL;
 	}
 	rcu_read_unlock();
 
-	if ((remote ? mr->ibmr.rkey : mr->ibmr.lkey) != key ||
-	    mr->ibmr.pd != pd ||
-	    !sroce_mr_check_access(mr->access, access) ||
-	    !sroce_mr_check_range(mr->iova, mr->length, iova, len)) {
+	if (!sroce_mr_usable(mr, pd, key, remote, access, iova, len)) {
 		sroce_mr_put(mr);
 		return NULL;
 	}
@@ -203,6 +413,27 @@ void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
 		   enum sroce_copy_dir dir)
 {
 	u64 off;
+
+	if (mr->type == SROCE_MR_FAST) {
+		while (len) {
+			u32 room;
+			void *va = (void *)(uintptr_t)
+				sroce_mr_map_addr(&mr->map, mr->iova, iova,
+						  &room);
+			u32 n = min(len, room);
+
+			if (!va)
+				return;
+			if (dir == SROCE_TO_MR)
+				memcpy(va, buf, n);
+			else
+				memcpy(buf, va, n);
+			buf += n;
+			iova += n;
+			len -= n;
+		}
+		return;
+	}
 
 	if (mr->type == SROCE_MR_DMA) {
 		void *va = (void *)(uintptr_t)iova;

@@ -22,11 +22,39 @@ struct ib_umem;
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel ULPs: iova is a kernel virtual address */
 	SROCE_MR_USER,		/* pinned user memory */
+	SROCE_MR_FAST,		/* kernel fast-registration MR (IB_WR_REG_MR) */
+};
+
+/*
+ * A fast-registration page list: kernel virtual addresses (sroce has no
+ * DMA device, so the core's DMA addresses are virtual ones) of blocks of
+ * 1 << page_shift bytes.
+ */
+struct sroce_mr_map {
+	u64 *pages;
+	u32 npages;
+	u32 page_shift;
 };
 
 struct sroce_mr {
 	struct ib_mr ibmr;
 	enum sroce_mr_type type;
+	u32 index;		/* in sdev->mrs */
+
+	/*
+	 * lock protects, for FAST MRs, valid, lkey, rkey, iova, length,
+	 * access and map, which IB_WR_REG_MR and invalidation change while
+	 * the responder looks the MR up; and, for every MR, num_mw and dying.
+	 * DMA and USER MRs never change the rest after registration. The
+	 * keys here are the authority: a ULP rewrites ibmr.lkey/rkey
+	 * (ib_update_fast_reg_key()) before its REG_MR executes.
+	 */
+	spinlock_t lock;
+	bool valid;		/* FAST: registered and not invalidated */
+	bool dying;		/* dereg started: no new windows */
+	u32 num_mw;		/* memory windows bound to the MR */
+	u32 lkey;
+	u32 rkey;		/* 0 when the MR grants no remote access */
 	u64 iova;
 	u64 length;
 	int access;		/* IB_ACCESS_* */
@@ -34,6 +62,15 @@ struct sroce_mr {
 	struct page **pages;	/* USER: pinned pages covering [iova, iova + length) */
 	unsigned int npages;
 	unsigned int first_offset;	/* offset of iova in pages[0] */
+
+	/*
+	 * FAST: the page list in use, and the one map_mr_sg() fills for the
+	 * next IB_WR_REG_MR, which swaps them; a mapping under way thus
+	 * never rewrites the list a valid registration reads.
+	 */
+	struct sroce_mr_map map;
+	struct sroce_mr_map next_map;
+	u32 max_pages;
 
 	/* Lookups hold a reference; dereg waits for the last one. */
 	refcount_t ref;
@@ -119,7 +156,52 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 void sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
 		     u64 compare, u64 swap_add, u64 *orig);
 
+/*
+ * sroce_mr_index_alloc() - reserve an index in sdev->mrs (counted against
+ * max_mr) for an MR or a memory window; sroce_mr_index_publish() makes
+ * @entry visible under it, sroce_mr_index_free() releases it.
+ */
+int sroce_mr_index_alloc(struct sroce_dev *sdev, u32 *index);
+void sroce_mr_index_publish(struct sroce_dev *sdev, u32 index, void *entry);
+void sroce_mr_index_free(struct sroce_dev *sdev, u32 index);
+/* Windows share the key space; their entries carry this xarray tag. */
+#define SROCE_MR_TAG_MW	1
+
+/*
+ * Fast registration and invalidation, executed in send-queue order by the
+ * requester (and the responder for SEND with Invalidate). Return 0 or the
+ * completion status the WQE fails with.
+ */
+/*
+ * sroce_mr_reg_fast() - IB_WR_REG_MR on @qp_pd's QP: @mr must be a FAST
+ * MR of that PD, not valid; it becomes valid with the page list of the
+ * last map_mr_sg(), @access and the key @key (only its low 8 bits are the
+ * consumer's, IBTA 10.6.3.3).
+ */
+enum ib_wc_status sroce_mr_reg_fast(struct sroce_mr *mr, struct ib_pd *qp_pd,
+				    u32 key, int access);
+/*
+ * sroce_mr_invalidate() - local or remote invalidation of the FAST MR
+ * named by @key in @pd: the key must match and no window may be bound to
+ * it. Returns 0, or -EINVAL when the MR may not be invalidated.
+ */
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key);
+/* Take a lookup reference on @mr unless it is going away. */
+bool sroce_mr_tryget(struct sroce_mr *mr);
+
+/*
+ * sroce_mr_map_addr() - the kernel virtual address of @iova in the page
+ * list @map of a region starting at @mr_iova, and in *@room the bytes
+ * left in its block. @iova must lie in the region.
+ */
+u64 sroce_mr_map_addr(const struct sroce_mr_map *map, u64 mr_iova, u64 iova,
+		      u32 *room);
+
 /* verbs */
+struct ib_mr *sroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int sroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
 struct ib_mr *sroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);

@@ -29,6 +29,7 @@
 #include "sroce_resp.h"
 #include "sroce_ud.h"
 #include "sroce_verbs.h"
+#include "sroce_xmit.h"
 
 /* QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. */
 #define SROCE_QPN_MIN		16
@@ -170,11 +171,20 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UD &&
-	    init->qp_type != IB_QPT_GSI)
+	if (init->qp_type != IB_QPT_RC && init->qp_type != IB_QPT_UC &&
+	    init->qp_type != IB_QPT_UD && init->qp_type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (init->srq || init->create_flags || init->rwq_ind_tbl)
+	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
+	/* The UD receive path peeks at its own RQ only. */
+	if (init->srq && (init->qp_type == IB_QPT_UD ||
+			  init->qp_type == IB_QPT_GSI))
+		return -EOPNOTSUPP;
+	/* With an SRQ the receive WQEs come from it: an empty RQ stays. */
+	if (init->srq) {
+		init->cap.max_recv_wr = 0;
+		init->cap.max_recv_sge = 0;
+	}
 	/* The rxe provider sends no driver data and expects the response. */
 	if (udata && (udata->inlen || udata->outlen < sizeof(resp)))
 		return -EINVAL;
@@ -234,10 +244,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 			goto err_qpn;
 	}
 
+	err = sroce_xmit_qp_init(qp);
+	if (err)
+		goto err_qpn;
 	sroce_req_init(qp);
 	err = sroce_resp_init(qp);
 	if (err) {
 		sroce_req_cleanup(qp);
+		sroce_xmit_qp_cleanup(qp);
 		goto err_qpn;
 	}
 	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
@@ -442,6 +456,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	qp->attr.qp_state = new;
 	WRITE_ONCE(qp->state, new);
 	spin_unlock_irqrestore(&qp->state_lock, flags);
+	if (mask & IB_QP_AV)
+		sroce_xmit_qp_reset(qp);
 
 	if (new == cur)
 		goto out;
@@ -501,6 +517,7 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->cap = attr->cap;
 	init->sq_sig_type = qp->sq.sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	init->qp_type = ibqp->qp_type;
+	init->srq = ibqp->srq;
 	init->port_num = 1;
 	return 0;
 }
@@ -527,6 +544,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	sroce_req_cleanup(qp);
 	sroce_resp_cleanup(qp);
+	sroce_xmit_qp_cleanup(qp);
 	sroce_qp_free_queues(qp);
 	mutex_unlock(&qp->modify_lock);
 	mutex_destroy(&qp->modify_lock);
@@ -545,6 +563,8 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 
 	if (((prod + 1) & q->index_mask) == q->index)
 		return -ENOMEM;
+	if (wr->opcode == IB_WR_REG_MR)
+		return sroce_mw_post_reg(qp, reg_wr(wr), prod);
 	if (!sroce_wqe_opcode_ok(qp->ibqp.qp_type, wr->opcode) ||
 	    wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
@@ -561,6 +581,9 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
 	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
 		wqe->wr.ex.imm_data = wr->ex.imm_data;
+	if (wr->opcode == IB_WR_SEND_WITH_INV ||
+	    wr->opcode == IB_WR_LOCAL_INV)
+		wqe->wr.ex.invalidate_rkey = wr->ex.invalidate_rkey;
 
 	switch (wr->opcode) {
 	case IB_WR_RDMA_WRITE:
@@ -639,9 +662,10 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int sroce_post_one_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr)
+/* Write one kernel WR into a receive ring (RQ or SRQ). Caller holds rq->lock. */
+int sroce_rq_post_one(struct sroce_rq *rq, const struct ib_recv_wr *wr)
 {
-	struct sroce_queue *q = &qp->rq.queue;
+	struct sroce_queue *q = &rq->queue;
 	u32 prod = q->buf->producer_index & q->index_mask;
 	struct rxe_recv_wqe *wqe;
 	u64 length = 0;
@@ -649,7 +673,7 @@ static int sroce_post_one_recv(struct sroce_qp *qp, const struct ib_recv_wr *wr)
 
 	if (((prod + 1) & q->index_mask) == q->index)
 		return -ENOMEM;
-	if (wr->num_sge < 0 || wr->num_sge > qp->rq.max_sge)
+	if (wr->num_sge < 0 || wr->num_sge > rq->max_sge)
 		return -EINVAL;
 
 	wqe = (void *)(q->buf->data + ((size_t)prod << q->log2_elem_size));
@@ -674,15 +698,18 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err = 0;
 
-	/* User QPs post receives in userspace; Reset takes none (C10-97.2.1). */
-	if (qp->user || state == IB_QPS_RESET) {
+	/*
+	 * User QPs post receives in userspace; Reset takes none (C10-97.2.1);
+	 * a QP with an SRQ has no receive queue of its own.
+	 */
+	if (qp->user || state == IB_QPS_RESET || ibqp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	for (; wr; wr = wr->next) {
-		err = sroce_post_one_recv(qp, wr);
+		err = sroce_rq_post_one(&qp->rq, wr);
 		if (err) {
 			*bad_wr = wr;
 			break;

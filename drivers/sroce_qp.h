@@ -12,9 +12,11 @@
 #include <linux/if_ether.h>
 #include <linux/refcount.h>
 #include <linux/spinlock.h>
+#include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mr.h"
+#include "sroce_mw.h"
 #include "sroce_queue.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
@@ -55,6 +57,15 @@ struct sroce_swqe {
 	u32 length;		/* payload bytes of the whole message */
 	u32 num_sge;
 	bool inline_data;
+	/* The local operations (sroce_mw.c). */
+	union {
+		struct sroce_mw_bind bind;	/* IB_WR_BIND_MW */
+		struct {			/* IB_WR_REG_MR, kernel QPs */
+			struct ib_mr *mr;
+			u32 key;
+			int access;
+		} reg;
+	};
 	/*
 	 * UD and GSI: where the message goes, as the WR said. The AH is only
 	 * a number here; the requester resolves it (sroce_ud.c).
@@ -118,6 +129,8 @@ struct sroce_qp {
 	struct ib_qp_attr attr;		/* as last set by modify_qp */
 	u32 mtu;			/* path MTU in bytes */
 	struct sroce_av av;
+	/* The route to av.daddr, per CPU (sroce_xmit.c). */
+	struct dst_cache dst_cache;
 	/* Serialises modify_qp and destroy_qp; may sleep under it. */
 	struct mutex modify_lock;
 
@@ -162,6 +175,7 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+int sroce_rq_post_one(struct sroce_rq *rq, const struct ib_recv_wr *wr);
 
 /* sroce_wqe.c: copy ring slots into kernel memory and validate them there. */
 /*

@@ -75,9 +75,12 @@ static bool sroce_recv_qp_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 			     const struct sk_buff *skb)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
+	u8 transport = pkt->opcode & SROCE_OP_TRANSPORT_MASK;
 
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
-	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_RC)
+	/* UC has requests only: no ACKs or responses (IBTA vol 1 9.8). */
+	if (!(qp->ibqp.qp_type == IB_QPT_RC && transport == SROCE_TRANSPORT_RC) &&
+	    !(qp->ibqp.qp_type == IB_QPT_UC && transport == SROCE_TRANSPORT_UC &&
+	      (pkt->info->flags & SROCE_OPF_REQ)))
 		return false;
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return false;

@@ -123,6 +123,8 @@ void sroce_req_cleanup(struct sroce_qp *qp);
 /* An ACK, NAK, read response or atomic ACK for this QP. Consumes @skb. */
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     struct sroce_pkt *pkt);
+/* UC: every packet up to @psn has been sent; retire what it completes. */
+void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn);
 void sroce_comp_retry_timer(struct timer_list *t);
 void sroce_comp_rnr_timer(struct timer_list *t);
 /*
@@ -130,6 +132,12 @@ void sroce_comp_rnr_timer(struct timer_list *t);
  * the oldest. Caller holds req.lock; true means the QP must go to ERR.
  */
 bool sroce_comp_local_error(struct sroce_qp *qp);
+/*
+ * Complete the executed local operations (REG_MR, LOCAL_INV, BIND_MW) at
+ * the head of the SQ: they retire once every WQE before them has. Caller
+ * holds req.lock; true means the QP must go to ERR (the CQ overflowed).
+ */
+bool sroce_comp_local_ops(struct sroce_qp *qp);
 /*
  * The retransmit timer ran out (req.expired): retry unless progress came
  * since. Caller holds req.lock; true means the QP must go to ERR.

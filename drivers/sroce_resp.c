@@ -33,6 +33,7 @@
 #include "sroce_qp.h"
 #include "sroce_resp.h"
 #include "sroce_seg.h"
+#include "sroce_srq.h"
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
@@ -120,6 +121,43 @@ bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags)
 	default:
 		return first;
 	}
+}
+
+/**
+ * sroce_resp_uc_check() - what a UC responder does with a request
+ * @psn: the request's PSN
+ * @epsn: the expected PSN
+ * @msg: the message in progress
+ * @opflags: the packet's SROCE_OPF_* flags
+ * @dropping: whether the rest of a message is being dropped; updated
+ *
+ * UC is unacknowledged (IBTA vol 1 9.8): a packet that is
+ * missed is never sent again. A gap inside a message drops the rest of
+ * that message silently; the responder takes up the stream again at the
+ * next FIRST or ONLY packet, whatever its PSN. A PSN in the half of the
+ * PSN space behind ePSN is a duplicate and is dropped.
+ */
+enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
+					      enum sroce_resp_msg msg,
+					      u16 opflags, bool *dropping)
+{
+	s32 diff = sroce_psn_diff(psn, epsn);
+
+	if (diff < 0)
+		return SROCE_RESP_UC_DUPLICATE;
+	if (opflags & SROCE_OPF_FIRST) {
+		*dropping = false;
+		if (diff || msg != SROCE_RESP_MSG_NONE)
+			return SROCE_RESP_UC_RESYNC;
+		return SROCE_RESP_UC_EXECUTE;
+	}
+	if (*dropping)
+		return SROCE_RESP_UC_DROP;
+	if (diff || !sroce_resp_opseq_ok(msg, opflags)) {
+		*dropping = true;
+		return SROCE_RESP_UC_ABANDON;
+	}
+	return SROCE_RESP_UC_EXECUTE;
 }
 
 /**
@@ -371,6 +409,13 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
 	struct sroce_resp_out *o = &resp->out;
 	int err;
 
+	/* UC is unacknowledged: nothing goes back to the requester. */
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		resp->ack_pending = false;
+		sroce_resp_out_clear(o);
+		return 0;
+	}
+
 	if (resp->ack_pending) {
 		err = sroce_resp_send_ack(qp, SROCE_OP_RC_ACKNOWLEDGE,
 					  sroce_resp_syndrome_ack(),
@@ -415,11 +460,18 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
  * Receive WQEs and completions
  */
 
-/* Copy the next receive WQE into resp->rwqe; 0, -ENOENT or -EINVAL. */
+/*
+ * Copy the next receive WQE into resp->rwqe; 0, -ENOENT or -EINVAL. From
+ * the QP's RQ it is only peeked at (sroce_resp_complete() retires it);
+ * from an SRQ it is taken at once, as other QPs share the ring.
+ */
 static int sroce_resp_fetch_wqe(struct sroce_qp *qp)
 {
 	unsigned long flags;
 	int err;
+
+	if (qp->ibqp.srq)
+		return sroce_srq_fetch(to_ssrq(qp->ibqp.srq), qp->resp.rwqe);
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	qp->resp.rwqe->wr_id = 0;
@@ -439,9 +491,11 @@ static int sroce_resp_complete(struct sroce_qp *qp, struct ib_wc *wc,
 	struct sroce_cq *cq = to_scq(qp->ibqp.recv_cq);
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	sroce_queue_advance_consumer(&qp->rq.queue);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (!qp->ibqp.srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		sroce_queue_advance_consumer(&qp->rq.queue);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
 
 	wc->wr_id = qp->resp.rwqe->wr_id;
 	wc->qp = &qp->ibqp;
@@ -473,6 +527,10 @@ static void sroce_resp_complete_ok(struct sroce_qp *qp,
 	if (immdt) {
 		wc.wc_flags |= IB_WC_WITH_IMM;
 		wc.ex.imm_data = sroce_immdt_imm(immdt);
+	}
+	if (sroce_pkt_ieth(pkt)) {
+		wc.wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc.ex.invalidate_rkey = sroce_ieth_rkey(sroce_pkt_ieth(pkt));
 	}
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RDMA_RECVS);
 	/* IBTA 11.4.2.2: a CQ overrun is fatal to the QP (class G). */
@@ -544,8 +602,37 @@ static void sroce_resp_fatal(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	resp->error_pending = true;
 }
 
+/*
+ * UC: forget the message in progress; a receive WQE it was filling stays
+ * fetched and takes the next message (it completes only with a message).
+ */
+static void sroce_resp_uc_abandon(struct sroce_qp *qp)
+{
+	sroce_resp_put_write(&qp->resp);
+	qp->resp.msg = SROCE_RESP_MSG_NONE;
+}
+
+/*
+ * UC: a request that RC would NAK (no receive WQE, an invalid request, an
+ * access violation) loses its message silently (IBTA vol 1 9.8: no NAKs on
+ * UC); the rest of the message is dropped too.
+ */
+static void sroce_resp_uc_lost(struct sroce_qp *qp,
+			       const struct sroce_pkt *pkt,
+			       enum sroce_counter cnt)
+{
+	sroce_counter_inc(sroce_resp_cnt(qp), cnt);
+	sroce_resp_uc_abandon(qp);
+	qp->resp.uc_drop = true;
+	qp->resp.psn = sroce_psn_add(pkt->psn, 1);
+}
+
 static void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_INVALID_REQ);
+		return;
+	}
 	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_INVALID_REQ,
 			 IB_WC_REM_INV_REQ_ERR, SROCE_CNT_RESP_INVALID_REQ);
 }
@@ -553,6 +640,10 @@ static void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static void sroce_resp_access_err(struct sroce_qp *qp,
 				  const struct sroce_pkt *pkt)
 {
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_RKEY_VIOLATION);
+		return;
+	}
 	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_ACCESS_ERR,
 			 IB_WC_REM_ACCESS_ERR, SROCE_CNT_RESP_RKEY_VIOLATION);
 }
@@ -562,6 +653,10 @@ static void sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
 
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_DROPPED);
+		return;
+	}
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_RNR_NAK);
 	sroce_resp_queue_nak(resp,
 			     sroce_resp_syndrome_rnr(qp->attr.min_rnr_timer),
@@ -579,7 +674,8 @@ static void sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 static bool sroce_resp_get_wqe(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
-	int err = sroce_resp_fetch_wqe(qp);
+	/* UC reuses the WQE of a message it abandoned. */
+	int err = resp->have_wqe ? 0 : sroce_resp_fetch_wqe(qp);
 
 	if (err == -ENOENT) {
 		sroce_resp_rnr(qp, pkt);
@@ -625,13 +721,7 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 	u16 opflags = pkt->info->flags;
 	int err;
 
-	/*
-	 * SEND with Invalidate needs a memory window or fast-registered MR
-	 * to invalidate; sroce has neither, so no R_Key can be invalidated
-	 * (IBTA 10.6.6.1: an invalid R_Key is an invalid request).
-	 */
-	if (!sroce_resp_send_len_ok(opflags, pkt->paylen, sroce_resp_mtu(qp)) ||
-	    sroce_pkt_ieth(pkt)) {
+	if (!sroce_resp_send_len_ok(opflags, pkt->paylen, sroce_resp_mtu(qp))) {
 		sroce_resp_invalid(qp, pkt);
 		return;
 	}
@@ -653,6 +743,18 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 		return;
 	}
 	resp->recv_len += pkt->paylen;
+
+	/*
+	 * SEND with Invalidate: once the message is placed, invalidate the
+	 * R_Key (IBTA 10.6.6.2, sroce_invalidate_key()); one that cannot be
+	 * invalidated makes the request invalid.
+	 */
+	if (sroce_pkt_ieth(pkt) &&
+	    sroce_invalidate_key(qp, sroce_ieth_rkey(sroce_pkt_ieth(pkt)),
+				 true)) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
 
 	if (opflags & SROCE_OPF_LAST) {
 		resp->msg = SROCE_RESP_MSG_NONE;
@@ -688,11 +790,9 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 		}
 		/* A zero-length WRITE names no memory (IBTA 9.4.3). */
 		if (len) {
-			resp->wr_mr = sroce_mr_get(to_sdev(qp->ibqp.device),
-						   qp->ibqp.pd,
-						   sroce_reth_rkey(reth), true,
-						   IB_ACCESS_REMOTE_WRITE,
-						   va, len);
+			resp->wr_mr = sroce_rkey_get(qp, sroce_reth_rkey(reth),
+						     IB_ACCESS_REMOTE_WRITE,
+						     va, len);
 			if (!resp->wr_mr) {
 				sroce_resp_access_err(qp, pkt);
 				return;
@@ -771,8 +871,7 @@ static bool sroce_resp_read_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
 	*mr = NULL;
 	if (!len)
 		return true;
-	*mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd, rkey, true,
-			   IB_ACCESS_REMOTE_READ, va, len);
+	*mr = sroce_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
 	return *mr;
 }
 
@@ -845,9 +944,8 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 
 	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64)))
 		return;
-	mr = sroce_mr_get(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-			  sroce_atmeth_rkey(ae), true, IB_ACCESS_REMOTE_ATOMIC,
-			  va, sizeof(u64));
+	mr = sroce_rkey_get(qp, sroce_atmeth_rkey(ae), IB_ACCESS_REMOTE_ATOMIC,
+			    va, sizeof(u64));
 	if (!mr) {
 		sroce_resp_access_err(qp, pkt);
 		return;
@@ -923,6 +1021,38 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	resp->out.orig = res->orig;
 }
 
+/* UC: may this request be executed? Drops (and counts) it if not. */
+static bool sroce_resp_uc_admit(struct sroce_qp *qp,
+				const struct sroce_pkt *pkt)
+{
+	struct sroce_counters *cnt = sroce_resp_cnt(qp);
+	struct sroce_resp *resp = &qp->resp;
+
+	switch (sroce_resp_uc_check(pkt->psn, resp->psn, resp->msg,
+				    pkt->info->flags, &resp->uc_drop)) {
+	case SROCE_RESP_UC_EXECUTE:
+		return true;
+	case SROCE_RESP_UC_RESYNC:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		sroce_resp_uc_abandon(qp);
+		resp->psn = pkt->psn;
+		return true;
+	case SROCE_RESP_UC_ABANDON:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_OUT_OF_SEQ);
+		sroce_resp_uc_abandon(qp);
+		return false;
+	case SROCE_RESP_UC_DUPLICATE:
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_DUPLICATE);
+		return false;
+	default:
+		/* In step with the sender while dropping: no resync later. */
+		if (pkt->psn == resp->psn)
+			resp->psn = sroce_psn_add(pkt->psn, 1);
+		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);
+		return false;
+	}
+}
+
 static bool sroce_resp_state_ok(struct sroce_qp *qp)
 {
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -944,8 +1074,20 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 		return;
 	}
 	if (resp->fatal || !sroce_resp_state_ok(qp) ||
-	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_RC) {
+	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) !=
+	    (qp->ibqp.qp_type == IB_QPT_UC ? SROCE_TRANSPORT_UC :
+					     SROCE_TRANSPORT_RC)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RESP_DROPPED);
+		goto out;
+	}
+
+	if (qp->ibqp.qp_type == IB_QPT_UC) {
+		if (!sroce_resp_uc_admit(qp, pkt))
+			goto out;
+		if (opflags & SROCE_OPF_SEND)
+			sroce_resp_exec_send(qp, pkt);
+		else
+			sroce_resp_exec_write(qp, pkt);
 		goto out;
 	}
 
@@ -1002,10 +1144,23 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	resp->fatal = false;
 	resp->error_pending = false;
 	resp->msg = SROCE_RESP_MSG_NONE;
+	resp->uc_drop = false;
 	resp->have_wqe = false;
 	resp->ack_pending = false;
 	memset(resp->res, 0, SROCE_RESP_MAX_RES * sizeof(*resp->res));
 	resp->res_head = 0;
+}
+
+static void sroce_resp_last_wqe(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device		= qp->ibqp.device,
+		.element.qp	= &qp->ibqp,
+		.event		= IB_EVENT_QP_LAST_WQE_REACHED,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
 }
 
 /*
@@ -1031,6 +1186,23 @@ static void sroce_resp_do_flush(struct sroce_qp *qp)
 	resp->ack_pending = false;
 	resp->msg = SROCE_RESP_MSG_NONE;
 	resp->fatal = true;
+
+	/*
+	 * IBTA 10.3.1 and 11.6.3: the WQEs still in an SRQ belong to no QP
+	 * and are not flushed; only the one this QP took completes, and the
+	 * consumer learns that no more will (Last WQE Reached).
+	 */
+	if (qp->ibqp.srq) {
+		if (resp->have_wqe) {
+			wc = (struct ib_wc){
+				.status	= IB_WC_WR_FLUSH_ERR,
+				.opcode	= IB_WC_RECV,
+			};
+			sroce_resp_complete(qp, &wc, true);
+		}
+		sroce_resp_last_wqe(qp);
+		n = 0;
+	}
 
 	while (n--) {
 		int err = sroce_resp_fetch_wqe(qp);

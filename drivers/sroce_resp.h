@@ -32,6 +32,20 @@ enum sroce_resp_psn_action {
 	SROCE_RESP_PSN_DROP,		/* ahead, NAK already sent: silence */
 };
 
+/*
+ * What a UC responder does with a request (sroce_resp_uc_check()): UC has
+ * no ACKs, so no retransmission and no NAKs.
+ */
+enum sroce_resp_uc_action {
+	SROCE_RESP_UC_EXECUTE,		/* in sequence */
+	/* A new message after a gap: abandon the open one, ePSN := PSN. */
+	SROCE_RESP_UC_RESYNC,
+	/* A gap inside a message: drop it and the rest of the message. */
+	SROCE_RESP_UC_ABANDON,
+	SROCE_RESP_UC_DROP,		/* the rest of an abandoned message */
+	SROCE_RESP_UC_DUPLICATE,	/* behind ePSN */
+};
+
 /* The multi-packet message in progress, for opcode sequence checks. */
 enum sroce_resp_msg {
 	SROCE_RESP_MSG_NONE,
@@ -113,6 +127,7 @@ struct sroce_resp {
 	bool fatal;			/* a class A/C error: drop until reset */
 	bool error_pending;		/* sroce_qp_error() still to be called */
 	enum sroce_resp_msg msg;
+	bool uc_drop;			/* UC: dropping until a FIRST or ONLY */
 
 	/* The receive WQE a SEND is filling (kernel copy). */
 	struct sroce_rwqe *rwqe;
@@ -160,6 +175,9 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
 						bool *nak_sent);
 bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags);
+enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
+					      enum sroce_resp_msg msg,
+					      u16 opflags, bool *dropping);
 u8 sroce_resp_access_nak(u16 opflags, int qp_access, u64 va, u32 len);
 bool sroce_resp_send_len_ok(u16 opflags, u32 paylen, u32 mtu);
 bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu);

@@ -52,6 +52,16 @@ static inline bool sroce_seg_is_rd_atomic(enum ib_wr_opcode op)
 }
 
 /*
+ * A local operation: executed by the requester in send-queue order, sends
+ * nothing and takes no PSN (IBTA 10.8.3.1 memory operations).
+ */
+static inline bool sroce_seg_is_local(enum ib_wr_opcode op)
+{
+	return op == IB_WR_LOCAL_INV || op == IB_WR_REG_MR ||
+	       op == IB_WR_BIND_MW;
+}
+
+/*
  * sroce_seg_opcode() - the RC opcode of one request packet
  * @op: the WQE's opcode
  * @first: the packet starts the message
@@ -110,6 +120,12 @@ static inline enum ib_wc_opcode sroce_seg_wc_opcode(enum ib_wr_opcode op)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
 	default:
 		return IB_WC_SEND;
 	}

@@ -42,8 +42,15 @@ static_assert(sizeof(struct rxe_recv_wqe) == 40);
 #define SROCE_OPS_RC	(SROCE_OPS_UC | BIT(IB_WR_RDMA_READ) | \
 			 BIT(IB_WR_ATOMIC_CMP_AND_SWP) | \
 			 BIT(IB_WR_ATOMIC_FETCH_AND_ADD))
+/*
+ * Memory operations (sroce_mw.c): local ones on RC and UC; SEND with
+ * Invalidate has RC opcodes only. IB_WR_REG_MR is for kernel QPs and is
+ * parsed apart (sroce_wqe_parse_reg()).
+ */
+#define SROCE_OPS_MEM_UC (BIT(IB_WR_LOCAL_INV) | BIT(IB_WR_BIND_MW))
+#define SROCE_OPS_MEM_RC (SROCE_OPS_MEM_UC | BIT(IB_WR_SEND_WITH_INV))
 /* Only these carry payload from the WQE, so only these may be inline. */
-#define SROCE_OPS_INLINE SROCE_OPS_UC
+#define SROCE_OPS_INLINE (SROCE_OPS_UC | BIT(IB_WR_SEND_WITH_INV))
 
 #define SROCE_SEND_FLAGS (IB_SEND_FENCE | IB_SEND_SIGNALED | \
 			  IB_SEND_SOLICITED | IB_SEND_INLINE)
@@ -52,9 +59,9 @@ static u32 sroce_wqe_allowed_ops(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_RC:
-		return SROCE_OPS_RC;
+		return SROCE_OPS_RC | SROCE_OPS_MEM_RC;
 	case IB_QPT_UC:
-		return SROCE_OPS_UC;
+		return SROCE_OPS_UC | SROCE_OPS_MEM_UC;
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		return SROCE_OPS_UD;
@@ -147,8 +154,27 @@ enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
 		/* Opaque, already in network order. */
 		wqe->imm_data = hdr.wr.ex.imm_data;
 		break;
+	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
+		wqe->invalidate_rkey = hdr.wr.ex.invalidate_rkey;
+		break;
+	case IB_WR_BIND_MW:
+		wqe->bind.addr = hdr.wr.wr.mw.addr;
+		wqe->bind.length = hdr.wr.wr.mw.length;
+		wqe->bind.mr_lkey = hdr.wr.wr.mw.mr_lkey;
+		wqe->bind.mw_rkey = hdr.wr.wr.mw.mw_rkey;
+		wqe->bind.rkey = hdr.wr.wr.mw.rkey;
+		wqe->bind.access = hdr.wr.wr.mw.access;
+		break;
 	default:
 		break;
+	}
+
+	/* A local operation moves no payload. */
+	if ((hdr.wr.opcode == IB_WR_LOCAL_INV ||
+	     hdr.wr.opcode == IB_WR_BIND_MW) && wqe->length) {
+		status = IB_WC_LOC_LEN_ERR;
+		goto bad;
 	}
 
 	switch (hdr.wr.opcode) {
@@ -226,6 +252,26 @@ int sroce_wqe_parse_recv(struct sroce_rwqe *wqe, const void *slot, u32 max_sge)
 	return 0;
 }
 
+/*
+ * IB_WR_REG_MR from a kernel QP's ring, written by sroce_post_one_send()
+ * in the kernel-only reg layout (never from a user ring: it carries a
+ * kernel pointer).
+ */
+static void sroce_wqe_parse_reg(struct sroce_swqe *wqe, const void *slot)
+{
+	const struct rxe_send_wqe *hdr = slot;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = hdr->wr.wr_id;
+	wqe->opcode = IB_WR_REG_MR;
+	wqe->send_flags = hdr->wr.send_flags & SROCE_SEND_FLAGS &
+			  ~IB_SEND_INLINE;
+	wqe->reg.mr = hdr->wr.wr.reg.mr;
+	wqe->reg.key = hdr->wr.wr.reg.key;
+	wqe->reg.access = hdr->wr.wr.reg.access;
+	wqe->status = IB_WC_SUCCESS;
+}
+
 u32 sroce_sq_fetch(struct sroce_qp *qp)
 {
 	struct sroce_sq *sq = &qp->sq;
@@ -249,11 +295,16 @@ u32 sroce_sq_fetch(struct sroce_qp *qp)
 	n = avail - busy;
 	for (i = 0; i < n; i++) {
 		struct sroce_swqe *wqe = sroce_sq_wqe(qp, sq->head);
+		const void *slot = q->buf->data +
+				   ((size_t)sq->head << q->log2_elem_size);
 
-		sroce_wqe_parse_send(wqe, q->buf->data +
-				     ((size_t)sq->head << q->log2_elem_size),
-				     qp->ibqp.qp_type, sq->max_sge,
-				     sq->max_inline);
+		if (!qp->user &&
+		    ((const struct rxe_send_wqe *)slot)->wr.opcode ==
+		    IB_WR_REG_MR)
+			sroce_wqe_parse_reg(wqe, slot);
+		else
+			sroce_wqe_parse_send(wqe, slot, qp->ibqp.qp_type,
+					     sq->max_sge, sq->max_inline);
 		if (sq->sig_all)
 			wqe->send_flags |= IB_SEND_SIGNALED;
 		sq->head = (sq->head + 1) & mask;

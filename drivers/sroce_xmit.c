@@ -22,6 +22,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/addrconf.h>
+#include <net/dst_cache.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -167,10 +168,17 @@ static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
 	ip6h->daddr = av->daddr.v6;
 }
 
-/* The route to the peer; *@local tells whether the peer is this host. */
-static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
-					  struct net_device *ndev, bool *local)
+/* A full route lookup to the peer; remembered in @cache if there is one. */
+static struct dst_entry *sroce_xmit_lookup(const struct sroce_av *av,
+					   struct dst_cache *cache,
+					   struct net_device *ndev)
 {
+	struct flowi6 fl6 = {
+		.flowi6_oif = ndev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.v6,
+		.saddr = av->saddr.v6,
+	};
 	struct dst_entry *dst;
 
 	if (av->family == AF_INET) {
@@ -185,24 +193,92 @@ static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
 		rt = ip_route_output_key(dev_net(ndev), &fl4);
 		if (IS_ERR(rt))
 			return ERR_CAST(rt);
-		*local = rt->rt_type == RTN_LOCAL;
-		dst = &rt->dst;
-	} else {
-		struct flowi6 fl6 = {
-			.flowi6_oif = ndev->ifindex,
-			.flowi6_proto = IPPROTO_UDP,
-			.daddr = av->daddr.v6,
-			.saddr = av->saddr.v6,
-		};
-
-		dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6,
-						      NULL);
-		if (IS_ERR(dst))
-			return dst;
-		*local = !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
+		if (cache)
+			dst_cache_set_ip4(cache, &rt->dst, fl4.saddr);
+		return &rt->dst;
 	}
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6, NULL);
+	if (!IS_ERR(dst) && cache)
+		dst_cache_set_ip6(cache, dst, &fl6.saddr);
+	return dst;
+}
+
+/* The route @cache remembers for @av, with a reference, or NULL. */
+static struct dst_entry *sroce_xmit_cached(const struct sroce_av *av,
+					   struct dst_cache *cache)
+{
+	struct dst_entry *dst;
+
+	if (av->family == AF_INET) {
+		__be32 saddr;
+		struct rtable *rt = dst_cache_get_ip4(cache, &saddr);
+
+		dst = rt ? &rt->dst : NULL;
+		if (dst && saddr != av->saddr.v4) {
+			dst_release(dst);
+			dst = NULL;
+		}
+	} else {
+		struct in6_addr saddr;
+
+		dst = dst_cache_get_ip6(cache, &saddr);
+		if (dst && !ipv6_addr_equal(&saddr, &av->saddr.v6)) {
+			dst_release(dst);
+			dst = NULL;
+		}
+	}
+	return dst;
+}
+
+/*
+ * The route to the peer, with a reference; *@local tells whether the peer
+ * is this host. A route lookup per packet costs as much as building the
+ * packet on a slow CPU, so a connected QP keeps the last one in its
+ * dst_cache (@cache): the cache revalidates it on every use (dst_check():
+ * a routing change, an address or link going away, an IPv6 route cookie
+ * that moved on) and modify_qp resets it when the address vector changes.
+ * A cached route for another source address than @av's (an address vector
+ * replaced while a packet was on its way) is not used. UD sends pass no
+ * cache: each WQE may go somewhere else.
+ */
+static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
+					  struct dst_cache *cache,
+					  struct net_device *ndev, bool *local)
+{
+	struct dst_entry *dst = NULL;
+
+	/* dst_cache is per CPU: no migration between lookup and store. */
+	local_bh_disable();
+	if (cache)
+		dst = sroce_xmit_cached(av, cache);
+	if (!dst)
+		dst = sroce_xmit_lookup(av, cache, ndev);
+	local_bh_enable();
+	if (IS_ERR(dst))
+		return dst;
+
+	if (av->family == AF_INET)
+		*local = ((struct rtable *)dst)->rt_type == RTN_LOCAL;
+	else
+		*local = !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
 	*local = *local || (dst->dev->flags & IFF_LOOPBACK);
 	return dst;
+}
+
+int sroce_xmit_qp_init(struct sroce_qp *qp)
+{
+	return dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+}
+
+void sroce_xmit_qp_reset(struct sroce_qp *qp)
+{
+	dst_cache_reset(&qp->dst_cache);
+}
+
+void sroce_xmit_qp_cleanup(struct sroce_qp *qp)
+{
+	dst_cache_destroy(&qp->dst_cache);
 }
 
 /* Hand a finished packet to sroce_recv() as if it had arrived. */
@@ -244,7 +320,8 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
 }
 
 static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
-			struct sk_buff *skb, u8 tos, u16 sport)
+			struct dst_cache *cache, struct sk_buff *skb, u8 tos,
+			u16 sport)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct net *net = dev_net(sdev->ndev);
@@ -265,7 +342,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	if (av->family == AF_INET)
 		ip_send_check(ip_hdr(skb));
 
-	dst = sroce_xmit_route(av, sdev->ndev, &local);
+	dst = sroce_xmit_route(av, cache, sdev->ndev, &local);
 	if (IS_ERR(dst)) {
 		/* No route is a loss: the retransmit timer deals with it. */
 		kfree_skb(skb);
@@ -291,14 +368,15 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	return __sroce_xmit(qp, &qp->av, skb, sroce_xmit_tos(qp, &qp->av),
-			    qp->av.sport);
+	return __sroce_xmit(qp, &qp->av, &qp->dst_cache, skb,
+			    sroce_xmit_tos(qp, &qp->av), qp->av.sport);
 }
 
 int sroce_xmit_av(struct sroce_qp *qp, const struct sroce_av *av,
 		  struct sk_buff *skb)
 {
-	return __sroce_xmit(qp, av, skb, sroce_xmit_tos(qp, av), av->sport);
+	return __sroce_xmit(qp, av, NULL, skb, sroce_xmit_tos(qp, av),
+			    av->sport);
 }
 
 int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
@@ -308,5 +386,6 @@ int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 
 	/* Not ECN-capable: a CNP must not be marked or dropped for ECN. */
 	skb->priority = rt_tos2priority(dscp << 2);
-	return __sroce_xmit(qp, &qp->av, skb, dscp << 2, qp->av.sport);
+	return __sroce_xmit(qp, &qp->av, &qp->dst_cache, skb, dscp << 2,
+			    qp->av.sport);
 }

@@ -48,4 +48,13 @@ int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb);
  */
 int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb);
 
+/*
+ * The QP's route cache (sroce_qp.dst_cache): set up at create_qp (may
+ * sleep; returns 0 or -ENOMEM), forgotten when modify_qp changes the
+ * address vector, freed at destroy_qp once nothing sends for the QP.
+ */
+int sroce_xmit_qp_init(struct sroce_qp *qp);
+void sroce_xmit_qp_reset(struct sroce_qp *qp);
+void sroce_xmit_qp_cleanup(struct sroce_qp *qp);
+
 #endif /* _SROCE_XMIT_H */

@@ -210,9 +210,8 @@ static void inline_only_for_sends_and_writes(struct kunit *test)
 }
 
 static const u32 bad_rc_opcodes[] = {
-	IB_WR_LSO, IB_WR_SEND_WITH_INV, IB_WR_RDMA_READ_WITH_INV,
-	IB_WR_LOCAL_INV, IB_WR_MASKED_ATOMIC_CMP_AND_SWP,
-	IB_WR_MASKED_ATOMIC_FETCH_AND_ADD, IB_WR_BIND_MW,
+	IB_WR_LSO, IB_WR_RDMA_READ_WITH_INV,
+	IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
 	15 /* IBV_WR_ATOMIC_WRITE, offered by provider v44 */,
 	IB_WR_REG_MR /* kernel only: would carry a kernel pointer */,
 	IB_WR_REG_MR_INTEGRITY, 31, 32, 0x7fffffff, 0xffffffff,
@@ -232,6 +231,51 @@ static void bad_opcodes_are_rejected(struct kunit *test)
 		expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
 		KUNIT_EXPECT_EQ(test, (u32)t->wqe->opcode, bad_rc_opcodes[i]);
 	}
+}
+
+/* Memory operations: the fields each takes from the ring, and where. */
+static void memory_ops(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = IB_WR_LOCAL_INV;
+	w->wr.ex.invalidate_rkey = 0x12345678;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->invalidate_rkey, 0x12345678U);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 0U);
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_UC), IB_WC_SUCCESS);
+	expect_rejected(test, t, IB_QPT_UD, IB_WC_LOC_QP_OP_ERR);
+	/* A local operation with payload is malformed. */
+	w->dma.num_sge = 1;
+	set_sge(w, 0, 0x1000, 8, 1);
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+
+	w->wr.opcode = IB_WR_SEND_WITH_INV;
+	w->wr.ex.invalidate_rkey = 0xabcdef01;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->invalidate_rkey, 0xabcdef01U);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 8U);
+	/* SEND with Invalidate has RC opcodes only. */
+	expect_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
+
+	w->dma.num_sge = 0;
+	w->wr.opcode = IB_WR_BIND_MW;
+	w->wr.wr.mw.addr = 0x1000;
+	w->wr.wr.mw.length = 0x100000000ULL;
+	w->wr.wr.mw.mr_lkey = 0x111;
+	w->wr.wr.mw.mw_rkey = 0x222;
+	w->wr.wr.mw.rkey = 0x223;
+	w->wr.wr.mw.access = IB_ACCESS_REMOTE_READ;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_UC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->bind.addr, 0x1000ULL);
+	KUNIT_EXPECT_EQ(test, t->wqe->bind.length, 0x100000000ULL);
+	KUNIT_EXPECT_EQ(test, t->wqe->bind.mr_lkey, 0x111U);
+	KUNIT_EXPECT_EQ(test, t->wqe->bind.mw_rkey, 0x222U);
+	KUNIT_EXPECT_EQ(test, t->wqe->bind.rkey, 0x223U);
+	KUNIT_EXPECT_EQ(test, t->wqe->bind.access, (u32)IB_ACCESS_REMOTE_READ);
+	expect_rejected(test, t, IB_QPT_UD, IB_WC_LOC_QP_OP_ERR);
 }
 
 static void opcode_allowed_per_qp_type(struct kunit *test)
@@ -414,6 +458,8 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	qp->ibqp.qp_type = IB_QPT_RC;
+	/* A user ring: IB_WR_REG_MR is refused there. */
+	qp->user = true;
 	spin_lock_init(&qp->sq.lock);
 	q = &qp->sq.queue;
 	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
@@ -493,6 +539,7 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(inline_too_long),
 	KUNIT_CASE(inline_only_for_sends_and_writes),
 	KUNIT_CASE(bad_opcodes_are_rejected),
+	KUNIT_CASE(memory_ops),
 	KUNIT_CASE(opcode_allowed_per_qp_type),
 	KUNIT_CASE(too_many_sges),
 	KUNIT_CASE(total_length_limits),

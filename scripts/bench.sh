@@ -7,8 +7,11 @@
 # writes it as out/bench/bench.csv and out/bench/bench.png (with Debian's
 # python3 and python3-matplotlib).
 #
-#   scripts/bench.sh [quick]
-# Figures are TCG-emulated guests: compare the columns, not absolute values.
+#   scripts/bench.sh [quick] [ROUNDS]
+# quick: two sizes per bandwidth test; ROUNDS (1-9, default 2): sroce and
+# rxe alternate that many times and the table shows the median and range.
+# Figures are TCG-emulated guests on a shared host: compare the columns of
+# one run, not absolute values, and look at the ranges.
 set -uo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"

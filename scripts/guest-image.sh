@@ -20,9 +20,9 @@ shopt -s inherit_errexit
 
 SUITE=bookworm
 MIRROR=${SROCE_MIRROR:-http://deb.debian.org/debian}
-GUEST_PKGS="rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest
+GUEST_PKGS="rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest nvme-cli fio
 	iproute2 kmod iputils-ping tcpdump iperf3 python3 procps ethtool
-	busybox netbase"
+	busybox netbase linux-perf"
 # Loaded by the initramfs, in this order, to reach the root filesystem.
 INITRD_MODS="virtio_pci virtio_blk ext4"
 

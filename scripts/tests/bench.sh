@@ -3,19 +3,29 @@
 #
 # The `make bench` job, run in two guests by scripts/bench.sh: iperf3 TCP on
 # the link (the ceiling), then the same perftest runs over sroce and over
-# the stock rdma_rxe, one after the other in the same guests. Guest 0
-# serves, guest 1 is the client. Each guest writes /job/bench.csv with one
-# row per run: impl,test,size,value,unit,cpu_s (value only on the client;
+# the stock rdma_rxe, one after the other in the same guests, in ROUNDS
+# alternating rounds (sroce, rxe, sroce, rxe...) so that a load change on
+# the host shows as spread rather than as a difference. Guest 0 serves,
+# guest 1 is the client. Each guest writes /job/bench.csv with one row per
+# run: round,impl,test,size,value,unit,cpu_s (value only on the client;
 # cpu_s is this guest's busy CPU time during the run).
 #
-#   bench.sh [quick]   quick: fewer sizes (for a smoke run of the bench)
+#   bench.sh [quick] [ROUNDS]   quick: fewer sizes; ROUNDS: default 2
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
-quick=${1:-}
+quick='' rounds=2
+for arg in "$@"; do
+	case $arg in
+	quick) quick=1 ;;
+	[1-9]) rounds=$arg ;;
+	*) bail "unknown argument '$arg'" ;;
+	esac
+done
 csv=/job/bench.csv
-echo "impl,test,size,value,unit,cpu_s" >"$csv"
+echo "round,impl,test,size,value,unit,cpu_s" >"$csv"
+round=0
 port=19000
 TOOL_TIMEOUT=300
 
@@ -29,7 +39,7 @@ record() {
 	local cpu
 	cpu=$(awk -v a="$6" -v b="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" \
 		'BEGIN { printf "%.3f", (b - a) / hz }')
-	echo "$1,$2,$3,$4,$5,$cpu" >>"$csv"
+	echo "$round,$1,$2,$3,$4,$5,$cpu" >>"$csv"
 }
 
 # perftest_value TOOL LOG: MB/s average for *_bw, typical usec for *_lat.
@@ -45,7 +55,7 @@ run() {
 	local impl=$1 tool=$2 size=$3 iters=$4 dev=${1}0 gid start log args val
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
 	args="-d $dev -x $gid -p $port -F -s $size -n $iters"
-	log=/job/$impl-$tool-$size
+	log=/job/$round-$impl-$tool-$size
 	barrier "$impl-$tool-$size-start"
 	start=$(busy_jiffies)
 	if [ "$GUEST_ID" = 0 ]; then
@@ -87,25 +97,30 @@ else
 fi
 
 sizes="1024 4096 16384 65536 262144 1048576"
-[ "$quick" = quick ] && sizes="4096 65536"
-for impl in sroce rxe; do
-	check "load $impl" load_link_module "$impl" || continue
-	check "add ${impl}0" rdma link add "${impl}0" type "$impl" netdev eth0
-	wait_port_active "${impl}0"
-	for tool in ib_write_bw ib_send_bw ib_read_bw; do
-		for size in $sizes; do
-			# About 6 MiB per run, at least 20 messages.
-			iters=$((6 * 1024 * 1024 / size))
-			[ $iters -ge 20 ] || iters=20
-			run "$impl" "$tool" "$size" "$iters"
+[ -n "$quick" ] && sizes="4096 65536"
+for round in $(seq "$rounds"); do
+	for impl in sroce rxe; do
+		check "load $impl" load_link_module "$impl" || continue
+		check "add ${impl}0" rdma link add "${impl}0" type "$impl" netdev eth0
+		wait_port_active "${impl}0"
+		for tool in ib_write_bw ib_send_bw ib_read_bw; do
+			for size in $sizes; do
+				# About 6 MiB per run, at least 20 messages.
+				iters=$((6 * 1024 * 1024 / size))
+				[ $iters -ge 20 ] || iters=20
+				run "$impl" "$tool" "$size" "$iters"
+			done
 		done
+		# A latency figure moves most with the host's load: three each.
+		for _ in 1 2 3; do
+			run "$impl" ib_send_lat 2 1000
+			run "$impl" ib_write_lat 2 1000
+		done
+		rdma link delete "${impl}0"
+		case $impl in
+		sroce) rmmod sroce ;;
+		rxe) rmmod rdma_rxe ;;
+		esac
 	done
-	run "$impl" ib_send_lat 2 1000
-	run "$impl" ib_write_lat 2 1000
-	rdma link delete "${impl}0"
-	case $impl in
-	sroce) rmmod sroce ;;
-	rxe) rmmod rdma_rxe ;;
-	esac
 done
 summary

@@ -9,7 +9,10 @@
 #   rc.sh loopback TYPE [OPTION...]      one guest, server and client on
 #                                        the same device
 #
-# Options: quick (default) or full, the set of tests; ipv6, RoCEv2 over
+# Options: quick (default) or full, the set of tests; sweep, each tool
+# also at its smallest size and at 1 MiB (the atomics have one size, 8
+# bytes), so that with quick every tool runs over 1..2 B, 4-64 KiB and
+# 1 MiB messages; ipv6, RoCEv2 over
 # IPv6 (the GID of the guest's IPv6 address) instead of IPv4; capture,
 # guest 0 records RoCEv2 traffic on eth0 to /job/wire.pcap for the host.
 #
@@ -32,10 +35,11 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick capture='' gid_ip=$GUEST_IP4
+set_=quick sweep='' capture='' gid_ip=$GUEST_IP4
 for opt in "$@"; do
 	case $opt in
 	quick|full) set_=$opt ;;
+	sweep) sweep=1 ;;
 	capture) capture=1 ;;
 	ipv6) gid_ip=$GUEST_IP6 ;;
 	*) bail "unknown option '$opt'" ;;
@@ -83,6 +87,23 @@ if [ "$set_" = full ]; then
 		"ibv_rc_pingpong|-s 1048576 -n 5 -c"
 	)
 fi
+# Few iterations at 1 MiB: each one is 1024 packets at MTU 1500.
+if [ -n "$sweep" ]; then
+	tests+=(
+		"ibv_rc_pingpong|-s 1048576 -n 3 -c"
+		"ib_send_bw|-s 2 -n 200"
+		"ib_send_bw|-s 1048576 -n 5"
+		"ib_write_bw|-s 2 -n 200"
+		"ib_read_bw|-s 2 -n 200"
+		"ib_read_bw|-s 1048576 -n 5"
+		"ib_send_lat|-s 16384 -n 20"
+		"ib_send_lat|-s 1048576 -n 5"
+		"ib_write_lat|-s 16384 -n 20"
+		"ib_write_lat|-s 1048576 -n 5"
+		"ib_read_lat|-s 16384 -n 20"
+		"ib_read_lat|-s 1048576 -n 5"
+	)
+fi
 
 # tool_args TOOL ARGS PORT: the device, GID and port options of TOOL.
 # perftest's QPs get a 0.5 s local ACK timeout (-u 17) instead of 67 ms:
@@ -106,7 +127,7 @@ check_server() {
 
 # one_test SERVER_ID TOOL ARGS: run one server/client pair and check both.
 one_test() {
-	local server=$1 tool=$2 args log
+	local server=$1 tool=$2 args log t0=$SECONDS
 	args=$(tool_args "$tool" "$3" $port)
 	log=/job/$tool-$port
 	if [ "$mode" = loopback ]; then
@@ -132,6 +153,7 @@ one_test() {
 			sed 's/^/#   /' "$log.client"
 	fi
 	[ "$mode" = loopback ] || barrier "$tool-$port-done"
+	echo "# $tool $3: $((SECONDS - t0)) s"
 	port=$((port + 1))
 }
 

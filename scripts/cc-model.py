@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Expected figures for the guest DCQCN experiments, from the reference model.
+
+Runs the independent DCQCN model (dcqcn_model.py of the reference notes,
+not part of sroce) with the parameters scripts/tests/cc.sh sets, so that
+the measured runs can be compared with it:
+
+  cc-model.py [--model-dir DIR] incast   2:1 through the 16 Mb/s bottleneck
+  cc-model.py [--model-dir DIR] mark     Bernoulli CE marking, 1/5/20 %
+
+DIR (default: $SROCE_DCQCN_MODEL, else ../shared/reference/model next to
+the tree) holds dcqcn_model.py. The model counts an increase event before
+testing "< F", sroce tests before counting, so F here is rp_threshold + 1
+(see sroce_cc.c). The model has sroce's ConnectX semantics through
+alpha_mode='window' (alpha updated per rp_dce_tcp_rtt from a CNP flag),
+dec_period (rp_rate_reduce_monitor_period), min_dec (rp_min_dec_fac) and
+clamp=False (rp_clamp_tgt_rate 0 with rp_clamp_tgt_rate_ati 1).
+"""
+
+import argparse
+import os
+import statistics
+import sys
+
+PKT_BITS = 1082 * 8  # 1024-byte payload plus headers at path MTU 1024
+
+# cc.sh INCAST_PRESET in model units (us, Mb/s, bits).
+PRESET = dict(N=500.0, K=1000.0, T=50000.0, B=1e15, F=2, g=5 / 1024.0,
+              rai=1.0, rhai=1.0, min_rate=1.0, alpha0=1023 / 1024.0,
+              clamp=False, dec_period=1000.0, alpha_mode="window",
+              hai_mode="const", min_dec=0.5, pkt=PKT_BITS)
+
+
+def incast(m):
+    """cc.sh incast: 16 Mb/s, RED 3000/10000 B, p 0.2, limit 400000 B."""
+    red = dict(C=16.0, kmin=3000 * 8.0, kmax=10000 * 8.0, pmax=0.2,
+               buf=400000 * 8.0)
+    join, dur, w = 5e6, 40e6, 500e3  # check-cc.sh: dur=40 join=5
+    for line in (40.0, 80.0):
+        for ow in (300.0, 1000.0):
+            for seed in (1, 2):
+                r = m.run(n_flows=2, line=line, one_way=ow, start_gap=join,
+                          sim_time=dur, seed=seed, **red, **PRESET)
+                a = m.analyze(r, w=w, fair_tol=0.1, hold=4)
+                rates = [m.binned(s, 0, dur, w, r["pkt"]) for s in r["sent"]]
+                # cc.sh's window: the second half of the time both run.
+                k0 = int((join + (dur - join) / 2) // w)
+                mean = [statistics.mean(x[k0:]) for x in rates]
+                fair = sum(mean) / 2
+                dev = max(abs(x - fair) for x in mean) / fair
+                print(f"incast line={line:g} one_way_us={ow:g} seed={seed} "
+                      f"rates_mbps={mean[0]:.2f},{mean[1]:.2f} "
+                      f"fair_dev={dev:.3f} util={sum(mean) / 16:.3f} "
+                      f"q_mean_kb={a['q_mean_KB']} q_p99_kb={a['q_p99_KB']} "
+                      f"drops={r['drops']} cnp_per_s={a['cnp_per_s']}")
+
+
+def mark(m):
+    """cc.sh mark with the incast preset, T 10 ms and rp_max_rate 40."""
+    line = 40.0
+    for ow in (300.0, 1000.0):
+        for p in (0.01, 0.05, 0.2):
+            r = m.run(n_flows=1, C=1e4, line=line, one_way=ow, starts=[0.0],
+                      sim_time=8e6, const_p=p, kmin=1e12, kmax=2e12, pmax=0,
+                      **dict(PRESET, T=10000.0))
+            rates = m.binned(r["sent"][0], 0, r["sim_time"], 1e4, r["pkt"])
+            tail = rates[len(rates) // 2:]
+            print(f"mark line={line:g} one_way_us={ow:g} p={p * 100:g}% "
+                  f"share={statistics.mean(tail) / line:.3f} "
+                  f"cnp_per_s={r['cnps'][0] / (r['sim_time'] / 1e6):.0f}")
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    default = os.environ.get("SROCE_DCQCN_MODEL") or os.path.join(
+        here, "..", "..", "shared", "reference", "model")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model-dir", default=default)
+    ap.add_argument("scenario", choices=("incast", "mark"))
+    args = ap.parse_args()
+    sys.path.insert(0, args.model_dir)
+    try:
+        import dcqcn_model  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        sys.exit(f"cc-model.py: no dcqcn_model.py in {args.model_dir}")
+    {"incast": incast, "mark": mark}[args.scenario](dcqcn_model)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Where the CPU time goes: perf (cpu-clock sampling, call graphs) in both
+# guests while perftest runs over each link type, for looking at sroce
+# against rdma_rxe on the same guests. Run by scripts/vm-run.sh:
+#
+#   vm-run.sh -n 2 -t 900 -f .../sroce.ko profile.sh [TYPE...]
+#
+# TYPE: sroce, rxe (default both). Guest 0 serves, guest 1 is the client.
+# For each TYPE and test, each guest leaves in /job TYPE-TOOL.flat (self
+# time by symbol), .incl (time including callees) and .comm (by task).
+# TCG guests have no PMU: cpu-clock samples only; the guest is slower while
+# perf samples, so read shares, not absolute times.
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+
+port=19500
+TOOL_TIMEOUT=200
+types=("$@")
+[ ${#types[@]} -gt 0 ] || types=(sroce rxe)
+
+# report DATA OUT: the three views of one perf.data.
+report() {
+	perf report -i "$1" --stdio --no-children --sort sym -g none 2>/dev/null |
+		grep '%' | head -n 80 >"$2.flat"
+	perf report -i "$1" --stdio --children --sort sym -g none 2>/dev/null |
+		grep '%' | head -n 120 >"$2.incl"
+	perf report -i "$1" --stdio --no-children --sort comm -g none 2>/dev/null |
+		grep '%' | head -n 20 >"$2.comm"
+}
+
+# profile TYPE TOOL ARGS...: one perftest run under perf in both guests.
+profile() {
+	local type=$1 tool=$2 dev=${1}0 gid tag ppid
+	shift 2
+	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
+	tag=$type-$tool
+	barrier "$tag-start"
+	perf record -e cpu-clock -F 1000 -a -g -o "/tmp/$tag.data" >/dev/null 2>&1 &
+	ppid=$!
+	sleep 1
+	if [ "$GUEST_ID" = 0 ]; then
+		timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" -x "$gid" -p $port -F "$@" \
+			>"/job/$tag.server" 2>&1 &
+		local spid=$!
+		barrier "$tag-up"
+		wait $spid
+		check "$type $tool $* (server)" test $? -eq 0
+	else
+		barrier "$tag-up"
+		sleep 1
+		check "$type $tool $* (client)" timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" \
+			-x "$gid" -p $port -F "$@" "$PEER_IP4" >"/job/$tag.client"
+	fi
+	kill -INT $ppid
+	wait $ppid
+	# Before the module goes: perf resolves its symbols from /proc/kallsyms.
+	report "/tmp/$tag.data" "/job/$tag"
+	rm -f "/tmp/$tag.data"
+	barrier "$tag-done"
+	port=$((port + 1))
+}
+
+for type in "${types[@]}"; do
+	check "load $type" load_link_module "$type" || continue
+	check "add ${type}0" rdma link add "${type}0" type "$type" netdev eth0
+	wait_port_active "${type}0"
+	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
+	profile "$type" ib_send_lat -s 2 -n 3000
+	profile "$type" ib_write_bw -s 65536 -n 400
+	rdma link delete "${type}0"
+	case $type in
+	sroce) rmmod sroce ;;
+	rxe) rmmod rdma_rxe ;;
+	esac
+done
+summary

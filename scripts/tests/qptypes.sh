@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared receive queues and UC QPs through the standard tools, run by
+# scripts/vm-run.sh:
+#
+#   qptypes.sh pair TYPE0 TYPE1 [SET...]   two guests; guest N runs link
+#                                          type TYPEn (sroce or rxe); every
+#                                          test runs with each guest as
+#                                          server
+#
+# SET: srq, uc, xrc, api, inject (default: all five). ibv_uc_pingpong -c checks the
+# data it receives (where the tool has -c); ibv_srq_pingpong checks every
+# completion's status and QP; perftest checks that every operation
+# completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
+# opening the XRC domain fails with EOPNOTSUPP (95). Each run is one check.
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+
+TOOL_TIMEOUT=${TOOL_TIMEOUT:-150}
+port=18515
+types=("$2" "$3")
+mytype=${types[$GUEST_ID]}
+shift 3
+sets=("$@")
+[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject)
+dev=${mytype}0
+
+load_link_module "$mytype" || bail "load $mytype"
+rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
+wait_port_active "$dev" || bail "$dev not active"
+gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
+# modify_qp to RTR resolves the peer's MAC: wait until IPv6 duplicate
+# address detection is over, and fill the neighbour caches.
+for _ in $(seq 50); do
+	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
+	sleep 0.2
+done
+ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
+ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+
+# ibv_uc_pingpong validates the data it receives with -c where it has it.
+uc_chk=''
+ibv_uc_pingpong -h 2>&1 | grep -q -- '--chk' && uc_chk=-c
+
+tests=()
+for s in "${sets[@]}"; do
+	case $s in
+	srq)
+		tests+=(
+			"ibv_srq_pingpong|-s 1 -n 50 -q 4 -r 16"
+			"ibv_srq_pingpong|-s 4096 -n 50 -e"
+			"ibv_srq_pingpong|-s 65536 -n 20 -q 8 -r 32"
+		)
+		;;
+	uc)
+		tests+=(
+			"ibv_uc_pingpong|-s 1 -n 50 $uc_chk"
+			"ibv_uc_pingpong|-s 4096 -n 50 -e $uc_chk"
+			"ibv_uc_pingpong|-s 65536 -n 20 $uc_chk"
+		)
+		# perftest on UC: sroce on both ends only. UC never resends:
+		# one packet the guests' bridge drops under a burst (it does
+		# at 64 KiB messages on TCG guests) loses a SEND and hangs
+		# ib_send_bw's server, so SENDs stay small and the TX depth
+		# low. A lost WRITE packet fails nothing: 1 MiB is fine.
+		if [ "${types[0]}" = "${types[1]}" ]; then
+			tests+=(
+				"ib_send_bw|-c UC -s 1024 -n 200 -t 16"
+				"ib_send_bw|-c UC -s 4096 -n 200 -t 16"
+				"ib_write_bw|-c UC -s 4096 -n 200 -t 16"
+				"ib_write_bw|-c UC -s 1048576 -n 10 -t 2"
+			)
+		fi
+		;;
+	xrc|api|inject) ;;
+	*) bail "unknown set '$s'" ;;
+	esac
+done
+
+tool_args() {
+	case $1 in
+	ibv_*) echo "-d $dev -g $gid -p $3 $2" ;;
+	*) echo "-d $dev -x $gid -p $3 -F $2" ;;
+	esac
+}
+
+check_server() {
+	local rc
+	wait "$2"
+	rc=$?
+	check "$1" test $rc -eq 0 || sed 's/^/#   /' "$3"
+}
+
+# one_test SERVER_ID TOOL ARGS: run one server/client pair and check both.
+one_test() {
+	local server=$1 tool=$2 args log
+	args=$(tool_args "$tool" "$3" $port)
+	log=/job/$tool-$port
+	if [ "$GUEST_ID" = "$server" ]; then
+		# shellcheck disable=SC2086
+		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
+		local spid=$!
+		barrier "$tool-$port-up"
+		check_server "$tool $3 (${types[$server]} server)" $spid "$log.server"
+	else
+		barrier "$tool-$port-up"
+		# shellcheck disable=SC2086 # $args holds several options
+		check "$tool $3 (${types[$GUEST_ID]} client to ${types[$server]})" \
+			run_client "$log.client" "$tool" $args "$PEER_IP4" ||
+			sed 's/^/#   /' "$log.client"
+	fi
+	barrier "$tool-$port-done"
+	port=$((port + 1))
+}
+
+# xsrq_fails: ibv_xsrq_pingpong stops at ibv_open_xrcd() with EOPNOTSUPP.
+xsrq_fails() {
+	local log=/job/ibv_xsrq_pingpong.log rc
+	timeout 30 ibv_xsrq_pingpong -d "$dev" -g "$gid" -p $port >"$log" 2>&1
+	rc=$?
+	sed 's/^/#   /' "$log"
+	[ $rc -eq 1 ] && grep -qx "Couldn't Open the XRC Domain 95" "$log"
+}
+
+for server in 0 1; do
+	for t in "${tests[@]}"; do
+		one_test "$server" "${t%%|*}" "${t#*|}"
+	done
+done
+
+# api: /job/srq-test (scripts/tests/srq-test.c), on this guest's device
+# alone; its checks are this job's checks.
+srq_api() {
+	local log=/job/srq-test.log rc line
+	timeout "$TOOL_TIMEOUT" /job/srq-test "$dev" "$gid" >"$log" 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*)
+			echo "ok - srq-test: ${line#ok - }"
+			GL_PASS=$((GL_PASS + 1))
+			;;
+		"not ok - "*) fail "srq-test: ${line#not ok - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$log"
+	check "srq-test exits 0" test "$rc" -eq 0
+}
+
+# counter NAME: a hw counter of this guest's device.
+counter() {
+	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1"
+}
+
+# inject: guest 1 sends crafted UC packets (scripts/tests/uc-inject.py:
+# duplicate, gap, out of order, truncated, bad ICRC, RC opcode) to a UC
+# QP of guest 0's sroce (srq-test target mode) over IPv6. Exactly the
+# messages uc-inject.py names arrive, and every bad packet is counted.
+uc_inject() {
+	local qpn_file=/shared/uc-target.qpn names v tpid gid6 i
+	names=(duplicate_request out_of_seq_request resp_dropped
+	       rcvd_malformed_pkts rcvd_bad_icrc_pkts rcvd_no_qp_pkts)
+	local -a before want=(1 4 2 1 1 1)
+	if [ "$GUEST_ID" = 1 ]; then
+		barrier uc-target-up
+		check "uc-inject.py sends its packets" \
+			python3 /job/uc-inject.py "$GUEST_IP6" "$PEER_IP6" "$(cat $qpn_file)"
+		barrier uc-inject-done
+		return
+	fi
+	gid6=$(roce_gid_index "$dev" "$GUEST_IP6") || bail "no RoCE v2 GID for $GUEST_IP6"
+	for i in "${!names[@]}"; do
+		before[i]=$(counter "${names[i]}")
+	done
+	rm -f $qpn_file
+	/job/srq-test "$dev" "$gid6" target "$PEER_IP6" $qpn_file 12 >/job/uc-target.log 2>&1 &
+	tpid=$!
+	for _ in $(seq 50); do
+		[ -s $qpn_file ] && break
+		sleep 0.2
+	done
+	barrier uc-target-up
+	barrier uc-inject-done
+	wait $tpid
+	sed 's/^/#   /' /job/uc-target.log
+	check "UC target receives exactly the 4 good messages" \
+		test "$(grep '^recv' /job/uc-target.log | tr '\n' ';')" = \
+		"recv 0 100 01 01 0;recv 1 50 04 04 0;recv 2 2058 05 05 0;recv 3 20 07 07 0;"
+	for i in "${!names[@]}"; do
+		v=$(( $(counter "${names[i]}") - before[i] ))
+		check "UC hostile packets: ${names[i]} +$v (want +${want[i]})" \
+			test "$v" -eq "${want[i]}"
+	done
+}
+
+for s in "${sets[@]}"; do
+	if [ "$s" = inject ] && [ "${types[0]}" = sroce ]; then
+		uc_inject
+		continue
+	fi
+	[ "$mytype" = sroce ] || continue
+	case $s in
+	xrc) check "ibv_xsrq_pingpong fails with EOPNOTSUPP ($mytype)" xsrq_fails ;;
+	api) srq_api ;;
+	esac
+done
+
+echo "# $dev hw_counters:"
+for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
+	echo "#   $(basename "$f") $(cat "$f")"
+done
+rdma link delete "$dev"
+summary

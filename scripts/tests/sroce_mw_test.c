@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory windows and memory operations from userspace, over RC between two
+ * hosts, through the stock rxe provider:
+ *
+ *   sroce_mw_test server DEV GID_INDEX PORT
+ *   sroce_mw_test client DEV GID_INDEX PORT SERVER_IP
+ *
+ * The server registers a buffer that grants no remote access itself
+ * (LOCAL_WRITE | MW_BIND) and opens it through windows: type 1 (bound with
+ * ibv_bind_mw) and type 2B (bound with an IBV_WR_BIND_MW work request to
+ * one QP). The client writes and reads through them and the data is
+ * checked on both sides; access outside a window, through the wrong QP
+ * for a type 2B window, after SEND with Invalidate and after a local
+ * invalidation must fail with IBV_WC_REM_ACCESS_ERR. Each failing access
+ * ends its QP, so each has a QP of its own.
+ *
+ * The hosts exchange QPNs, GIDs, addresses and keys, and step through the
+ * test, over a TCP connection. Prints TAP-like "ok - " / "not ok - "
+ * lines; exits non-zero on any failure.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define NQP	4		/* 0: good path, 1-3: one failing access each */
+#define BUF_LEN	65536
+#define W1_OFF	4096		/* type 1 window: [W1_OFF, W1_OFF + W1_LEN) */
+#define W1_LEN	8192
+#define W2_OFF	16384		/* type 2B windows: [W2_OFF, W2_OFF + W2_LEN) */
+#define W2_LEN	4096
+#define XFER	1024
+
+struct peer {
+	uint32_t qpn[NQP];
+	union ibv_gid gid;
+	uint64_t base;
+	uint32_t w1_rkey, w2_rkey, w3_rkey;
+};
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *cq;
+static struct ibv_qp *qp[NQP];
+static struct ibv_mr *mr, *lmr;
+static uint8_t *buf, *lbuf;
+static int sock, gid_index, failures;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "sroce_mw_test: ");
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
+
+static void result(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("%s - ", ok ? "ok" : "not ok");
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+	va_end(ap);
+	if (!ok)
+		failures++;
+}
+
+static void xfer(void *p, size_t len, int out)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = out ? write(sock, (char *)p + done, len - done) :
+				  read(sock, (char *)p + done, len - done);
+
+		if (n <= 0)
+			die("socket: %s", n ? strerror(errno) : "closed");
+		done += n;
+	}
+}
+
+/* Both sides reach step @n. */
+static void sync_step(uint32_t n)
+{
+	uint32_t got;
+
+	xfer(&n, sizeof(n), 1);
+	xfer(&got, sizeof(got), 0);
+	if (got != n)
+		die("out of step: %u vs %u", got, n);
+}
+
+static struct ibv_wc poll_one(void)
+{
+	struct ibv_wc wc;
+	int n, i;
+
+	for (i = 0; i < 10000000; i++) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			die("poll_cq");
+		if (n)
+			return wc;
+		if (i > 1000)
+			usleep(100);
+	}
+	die("no completion");
+	return wc;
+}
+
+static void create_qps(void)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.send_cq = NULL,
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_READ |
+				  IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_INV |
+				  IBV_QP_EX_WITH_LOCAL_INV |
+				  IBV_QP_EX_WITH_BIND_MW,
+	};
+	int i;
+
+	attr.send_cq = cq;
+	attr.recv_cq = cq;
+	attr.pd = pd;
+	for (i = 0; i < NQP; i++) {
+		qp[i] = ibv_create_qp_ex(ctx, &attr);
+		if (!qp[i])
+			die("create_qp_ex: %s", strerror(errno));
+	}
+}
+
+static void connect_qps(const struct peer *me, const struct peer *them)
+{
+	int i;
+
+	for (i = 0; i < NQP; i++) {
+		struct ibv_qp_attr a = {
+			.qp_state = IBV_QPS_INIT,
+			.port_num = 1,
+			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+					   IBV_ACCESS_REMOTE_READ,
+		};
+
+		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+			die("INIT");
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = them->qpn[i];
+		a.rq_psn = 100;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 12;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = them->gid;
+		a.ah_attr.grh.sgid_index = gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER))
+			die("RTR");
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.sq_psn = 100;
+		a.timeout = 17;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 1;
+		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
+				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
+			die("RTS");
+	}
+	(void)me;
+}
+
+/* One RDMA operation from lbuf; returns the completion status. */
+static enum ibv_wc_status rdma(int q, int read, uint64_t addr, uint32_t rkey,
+			       uint32_t len)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp[q]);
+	struct ibv_wc wc;
+
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	if (read)
+		ibv_wr_rdma_read(x, rkey, addr);
+	else
+		ibv_wr_rdma_write(x, rkey, addr);
+	ibv_wr_set_sge(x, lmr->lkey, (uintptr_t)lbuf, len);
+	if (ibv_wr_complete(x))
+		die("post rdma");
+	wc = poll_one();
+	return wc.status;
+}
+
+static void post_recv(int q)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)lbuf, .length = 64, .lkey = lmr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	if (ibv_post_recv(qp[q], &wr, &bad))
+		die("post_recv");
+}
+
+/* Bind a type 2 window to qp[q]; returns the status and the new rkey. */
+static enum ibv_wc_status bind2(int q, struct ibv_mw *mw, uint32_t *rkey,
+				uint64_t off, uint64_t len)
+{
+	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp[q]);
+	struct ibv_mw_bind_info info = {
+		.mr = mr, .addr = (uintptr_t)buf + off, .length = len,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	uint32_t key = ibv_inc_rkey(*rkey);
+	struct ibv_wc wc;
+
+	ibv_wr_start(x);
+	x->wr_id = 2;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(x, mw, key, &info);
+	if (ibv_wr_complete(x))
+		die("post bind");
+	wc = poll_one();
+	if (wc.status == IBV_WC_SUCCESS) {
+		*rkey = key;
+		result(wc.opcode == IBV_WC_BIND_MW, "bind completion opcode");
+	}
+	return wc.status;
+}
+
+static void fill(uint8_t *p, size_t len, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed + i * 7);
+}
+
+static int check_fill(const uint8_t *p, size_t len, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != (uint8_t)(seed + i * 7))
+			return 0;
+	return 1;
+}
+
+static void server(void)
+{
+	struct ibv_mw *mw1, *mw2, *mw3;
+	struct ibv_mw_bind b1 = {0};
+	struct peer me = {0}, them;
+	struct ibv_wc wc;
+	uint32_t w2, w3;
+	int i, rc;
+
+	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_MW_BIND);
+	if (!mr)
+		die("reg_mr: %s", strerror(errno));
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	mw3 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	result(mw1 && mw2 && mw3, "alloc_mw type 1 and type 2");
+	if (!mw1 || !mw2 || !mw3)
+		die("alloc_mw: %s", strerror(errno));
+
+	for (i = 0; i < NQP; i++)
+		me.qpn[i] = qp[i]->qp_num;
+	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
+		die("query_gid");
+	xfer(&me, sizeof(me), 1);
+	xfer(&them, sizeof(them), 0);
+	connect_qps(&me, &them);
+
+	/* Type 1: ibv_bind_mw, which the provider posts as a WQE. */
+	b1.wr_id = 3;
+	b1.send_flags = IBV_SEND_SIGNALED;
+	b1.bind_info.mr = mr;
+	b1.bind_info.addr = (uintptr_t)buf + W1_OFF;
+	b1.bind_info.length = W1_LEN;
+	b1.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				       IBV_ACCESS_REMOTE_READ;
+	rc = ibv_bind_mw(qp[0], mw1, &b1);
+	result(!rc, "ibv_bind_mw type 1 posted (%d)", rc);
+	wc = poll_one();
+	result(wc.status == IBV_WC_SUCCESS && wc.wr_id == 3,
+	       "type 1 bind completes (status %d)", wc.status);
+
+	/* Type 2B bound to qp[0] and to qp[2]. */
+	w2 = mw2->rkey;
+	result(bind2(0, mw2, &w2, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
+	       "type 2 bind to qp 0");
+	w3 = mw3->rkey;
+	result(bind2(2, mw3, &w3, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
+	       "type 2 bind to qp 2");
+	post_recv(2);
+
+	fill(buf, BUF_LEN, 0x11);
+	me.base = (uintptr_t)buf;
+	me.w1_rkey = mw1->rkey;
+	me.w2_rkey = w2;
+	me.w3_rkey = w3;
+	xfer(&me, sizeof(me), 1);
+
+	/* 1: the client wrote through both windows. */
+	sync_step(1);
+	result(check_fill(buf + W1_OFF + 100, XFER, 0x55),
+	       "data written through the type 1 window");
+	result(check_fill(buf + W2_OFF, XFER, 0x66),
+	       "data written through the type 2 window");
+	result(check_fill(buf + W1_OFF, 100, (uint8_t)(0x11 + W1_OFF * 7)),
+	       "bytes around the write untouched");
+
+	/* 2: SEND with Invalidate of w3 arrived on qp[2]. */
+	wc = poll_one();
+	result(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+	       (wc.wc_flags & IBV_WC_WITH_INV) &&
+	       wc.invalidated_rkey == w3,
+	       "SEND with Invalidate: recv completion with invalidated rkey %#x (got status %d flags %#x rkey %#x)",
+	       w3, wc.status, wc.wc_flags, wc.invalidated_rkey);
+	sync_step(2);
+
+	/* 3: the failing accesses are done; invalidate w2 locally. */
+	sync_step(3);
+	{
+		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp[0]);
+
+		ibv_wr_start(x);
+		x->wr_id = 4;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_local_inv(x, w2);
+		if (ibv_wr_complete(x))
+			die("post local_inv");
+		wc = poll_one();
+		result(wc.status == IBV_WC_SUCCESS &&
+		       wc.opcode == IBV_WC_LOCAL_INV,
+		       "local invalidation of the type 2 window (status %d)",
+		       wc.status);
+	}
+	sync_step(4);
+	/* 5: the client failed to use it. */
+	sync_step(5);
+
+	ibv_dealloc_mw(mw1);
+	ibv_dealloc_mw(mw2);
+	ibv_dealloc_mw(mw3);
+	result(!ibv_dereg_mr(mr), "dereg_mr after the windows are gone");
+}
+
+static void client(void)
+{
+	struct peer me = {0}, them;
+	enum ibv_wc_status st;
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < NQP; i++)
+		me.qpn[i] = qp[i]->qp_num;
+	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
+		die("query_gid");
+	xfer(&them, sizeof(them), 0);
+	xfer(&me, sizeof(me), 1);
+	connect_qps(&me, &them);
+	xfer(&them, sizeof(them), 0);
+
+	/* READ through each window: the server's pattern. */
+	st = rdma(0, 1, them.base + W1_OFF, them.w1_rkey, XFER);
+	result(st == IBV_WC_SUCCESS &&
+	       check_fill(lbuf, XFER, (uint8_t)(0x11 + W1_OFF * 7)),
+	       "RDMA READ through the type 1 window (status %d)", st);
+	st = rdma(0, 1, them.base + W2_OFF, them.w2_rkey, XFER);
+	result(st == IBV_WC_SUCCESS &&
+	       check_fill(lbuf, XFER, (uint8_t)(0x11 + W2_OFF * 7)),
+	       "RDMA READ through the type 2 window (status %d)", st);
+	/* WRITE through them; the server checks. */
+	fill(lbuf, XFER, 0x55);
+	st = rdma(0, 0, them.base + W1_OFF + 100, them.w1_rkey, XFER);
+	result(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 1 window");
+	fill(lbuf, XFER, 0x66);
+	st = rdma(0, 0, them.base + W2_OFF, them.w2_rkey, XFER);
+	result(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 2 window");
+	sync_step(1);
+
+	/* SEND with Invalidate of w3 on qp[2], where it is bound. */
+	{
+		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp[2]);
+
+		ibv_wr_start(x);
+		x->wr_id = 5;
+		x->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send_inv(x, them.w3_rkey);
+		ibv_wr_set_sge(x, lmr->lkey, (uintptr_t)lbuf, 16);
+		if (ibv_wr_complete(x))
+			die("post send_inv");
+		wc = poll_one();
+		result(wc.status == IBV_WC_SUCCESS,
+		       "SEND with Invalidate completes (status %d)", wc.status);
+	}
+	sync_step(2);
+
+	/* Failing accesses, one QP each. */
+	st = rdma(1, 0, them.base + W1_OFF + W1_LEN - 4, them.w1_rkey, 8);
+	result(st == IBV_WC_REM_ACCESS_ERR,
+	       "WRITE across the type 1 window's end refused (status %d)", st);
+	st = rdma(2, 1, them.base + W2_OFF, them.w3_rkey, 8);
+	result(st == IBV_WC_REM_ACCESS_ERR,
+	       "READ through an invalidated window refused (status %d)", st);
+	st = rdma(3, 0, them.base + W2_OFF, them.w2_rkey, 8);
+	result(st == IBV_WC_REM_ACCESS_ERR,
+	       "type 2B window through another QP refused (status %d)", st);
+	sync_step(3);
+	sync_step(4);
+	/* After the server's local invalidation. */
+	st = rdma(0, 0, them.base + W2_OFF, them.w2_rkey, 8);
+	result(st == IBV_WC_REM_ACCESS_ERR,
+	       "WRITE after local invalidation refused (status %d)", st);
+	sync_step(5);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int is_server, i, one = 1;
+
+	if (argc < 5 || (strcmp(argv[1], "server") && argc < 6))
+		die("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
+	is_server = !strcmp(argv[1], "server");
+	gid_index = atoi(argv[3]);
+	sa.sin_port = htons(atoi(argv[4]));
+
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[2]))
+			break;
+	if (!list || !list[i])
+		die("no device %s", argv[2]);
+	ctx = ibv_open_device(list[i]);
+	if (!ctx)
+		die("open_device");
+	pd = ibv_alloc_pd(ctx);
+	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	buf = aligned_alloc(4096, BUF_LEN);
+	lbuf = aligned_alloc(4096, BUF_LEN);
+	if (!pd || !cq || !buf || !lbuf)
+		die("resources");
+	lmr = ibv_reg_mr(pd, lbuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!lmr)
+		die("reg_mr");
+	create_qps();
+
+	sock = socket(AF_INET, SOCK_STREAM, 0);
+	if (is_server) {
+		int l = sock;
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1))
+			die("listen: %s", strerror(errno));
+		sock = accept(l, NULL, NULL);
+		close(l);
+		if (sock < 0)
+			die("accept");
+		server();
+	} else {
+		if (inet_pton(AF_INET, argv[5], &sa.sin_addr) != 1)
+			die("bad address %s", argv[5]);
+		for (i = 0; i < 100; i++) {
+			if (!connect(sock, (struct sockaddr *)&sa, sizeof(sa)))
+				break;
+			usleep(100000);
+		}
+		if (i == 100)
+			die("connect: %s", strerror(errno));
+		client();
+	}
+	printf("# %s: %d failure(s)\n", argv[1], failures);
+	return failures ? 1 : 0;
+}

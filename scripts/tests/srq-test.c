@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srq-test DEV GID_INDEX: shared receive queues and UC through the stock
+ * rxe provider on one device (QPs connected to each other), for what the
+ * standard tools do not exercise:
+ *
+ *  - modify_srq(IBV_SRQ_MAX_WR) grows the ring through the rxe ABI's user
+ *    pointer (the provider remaps it), keeping the WQEs posted before;
+ *    shrinking below what is posted fails and leaves the SRQ working;
+ *  - the SRQ limit fires IBV_EVENT_SRQ_LIMIT_REACHED once, then disarms;
+ *  - WQEs are taken in order by the attached QP, data lands where each
+ *    WQE says;
+ *  - a QP moved to ERR raises IBV_EVENT_QP_LAST_WQE_REACHED and does not
+ *    flush the SRQ: another QP receives the WQEs left;
+ *  - garbage WQEs written straight into the SRQ ring (SGE count beyond
+ *    max_sge, total length beyond 2^31) complete in error on the receiving
+ *    QP, never crash;
+ *  - UC: a SEND that finds no receive WQE is dropped (no RNR), the
+ *    sender's WQE completes anyway, and the next SEND is delivered; RDMA
+ *    WRITE with immediate lands data and completes a receive.
+ *
+ * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
+ * check failed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <infiniband/verbs.h>
+#include <poll.h>
+#include <rdma/rdma_user_rxe.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLOT		256	/* receive buffer per WQE */
+#define NSLOTS		64
+#define MSG		200
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *scq, *rcq;
+static struct ibv_mr *mr;
+static uint8_t *sbuf, *rbuf;
+static union ibv_gid gid;
+static int gidx;
+static int nfail, npass;
+
+static int check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(cond ? "ok - " : "not ok - ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (cond)
+		npass++;
+	else
+		nfail++;
+	return cond;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Poll one completion; 0 if none came within @ms. */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	long end = now_ms() + ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		usleep(1000);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/* The next async event's type, or -1 if none came within @ms. */
+static int async_event(int ms, void **elem)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&p, 1, ms) <= 0 || ibv_get_async_event(ctx, &ev))
+		return -1;
+	type = ev.event_type;
+	*elem = ev.element.qp;	/* a union: qp, cq or srq */
+	ibv_ack_async_event(&ev);
+	return type;
+}
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.srq = srq,
+		.cap = {
+			.max_send_wr = 64,
+			.max_recv_wr = srq ? 0 : 16,
+			.max_send_sge = 2,
+			.max_recv_sge = srq ? 0 : 2,
+		},
+		.qp_type = type,
+	};
+
+	return ibv_create_qp(pd, &a);
+}
+
+static int qp_to(struct ibv_qp *qp, enum ibv_qp_state state, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+	int rc = qp->qp_type == IBV_QPT_RC;
+	int mask = IBV_QP_STATE;
+
+	switch (state) {
+	case IBV_QPS_INIT:
+		a.port_num = 1;
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				    IBV_ACCESS_REMOTE_WRITE;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+		break;
+	case IBV_QPS_RTR:
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = dqpn;
+		a.ah_attr.is_global = 1;
+		a.ah_attr.grh.dgid = gid;
+		a.ah_attr.grh.sgid_index = gidx;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN;
+		if (rc) {
+			a.max_dest_rd_atomic = 1;
+			a.min_rnr_timer = 1;
+			mask |= IBV_QP_MAX_DEST_RD_ATOMIC |
+				IBV_QP_MIN_RNR_TIMER;
+		}
+		break;
+	case IBV_QPS_RTS:
+		mask |= IBV_QP_SQ_PSN;
+		if (rc) {
+			a.timeout = 14;
+			a.retry_cnt = 7;
+			a.rnr_retry = 1;
+			a.max_rd_atomic = 1;
+			mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC;
+		}
+		break;
+	default:
+		break;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+static int connect_pair(struct ibv_qp *a, struct ibv_qp *b)
+{
+	return qp_to(a, IBV_QPS_INIT, 0) || qp_to(b, IBV_QPS_INIT, 0) ||
+	       qp_to(a, IBV_QPS_RTR, b->qp_num) ||
+	       qp_to(b, IBV_QPS_RTR, a->qp_num) ||
+	       qp_to(a, IBV_QPS_RTS, 0) || qp_to(b, IBV_QPS_RTS, 0);
+}
+
+/* Post one signalled SEND of MSG bytes of @fill; its completion status. */
+static int send_msg(struct ibv_qp *qp, uint8_t fill, enum ibv_wr_opcode op,
+		    uint64_t raddr, uint32_t rkey)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)sbuf, .length = MSG, .lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = fill, .sg_list = &sge, .num_sge = 1, .opcode = op,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(0x5000 + fill),
+		.wr.rdma = { .remote_addr = raddr, .rkey = rkey },
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	memset(sbuf, fill, MSG);
+	if (ibv_post_send(qp, &wr, &bad))
+		return -1;
+	if (!poll_one(scq, &wc, 5000))
+		return -2;
+	return wc.status;
+}
+
+static int post_srq(struct ibv_srq *srq, uint64_t wr_id, int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(rbuf + slot * SLOT), .length = SLOT,
+		.lkey = mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	return ibv_post_srq_recv(srq, &wr, &bad);
+}
+
+static int slot_holds(int slot, uint8_t fill)
+{
+	int i;
+
+	for (i = 0; i < MSG; i++)
+		if (rbuf[slot * SLOT + i] != fill)
+			return 0;
+	return 1;
+}
+
+/*
+ * The provider's SRQ ring: the uverbs mapping whose address the
+ * provider's SRQ object holds and whose header has @max_wr slots - 1.
+ * Found this way rather than by the provider's private struct layout.
+ */
+static uint8_t *find_srq_ring(struct ibv_srq *srq, uint32_t max_wr)
+{
+	uintptr_t starts[64], *w = (uintptr_t *)srq;
+	char line[512];
+	int n = 0, i, j;
+	FILE *f;
+
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return NULL;
+	while (n < 64 && fgets(line, sizeof(line), f))
+		if (strstr(line, "uverbs"))
+			starts[n++] = strtoull(line, NULL, 16);
+	fclose(f);
+	for (i = 0; i < 48; i++)
+		for (j = 0; j < n; j++)
+			if (w[i] == starts[j] &&
+			    ((uint32_t *)starts[j])[1] == max_wr)
+				return (uint8_t *)starts[j];
+	return NULL;
+}
+
+/*
+ * Write a WQE straight into the provider's SRQ ring, as a buggy or hostile
+ * program could, and publish it.
+ */
+static int post_garbage(struct ibv_srq *srq, uint64_t wr_id, uint32_t nsge,
+			uint32_t len)
+{
+	struct ibv_srq_attr attr;
+	uint8_t *q;
+	uint32_t log2, mask, prod;
+	struct rxe_recv_wqe *w;
+
+	if (ibv_query_srq(srq, &attr))
+		return -1;
+	q = find_srq_ring(srq, attr.max_wr);
+	if (!q)
+		return -1;
+	log2 = *(uint32_t *)q;
+	mask = *(uint32_t *)(q + 4);
+	prod = __atomic_load_n((uint32_t *)(q + 128), __ATOMIC_ACQUIRE);
+	if (log2 < 6 || log2 > 16 || prod > mask)
+		return -1;
+	w = (void *)(q + 384 + ((size_t)prod << log2));
+	memset(w, 0xee, 1u << log2);
+	w->wr_id = wr_id;
+	w->dma.num_sge = nsge;
+	w->dma.length = len;
+	w->dma.sge[0].addr = (uintptr_t)rbuf;
+	w->dma.sge[0].length = len;
+	w->dma.sge[0].lkey = mr->lkey;
+	if (nsge == 2) {
+		w->dma.sge[1].addr = (uintptr_t)rbuf;
+		w->dma.sge[1].length = len;
+		w->dma.sge[1].lkey = mr->lkey;
+	}
+	__atomic_store_n((uint32_t *)(q + 128), (prod + 1) & mask,
+			 __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* A garbage WQE completes in error on the QP that takes it. */
+static void garbage_case(struct ibv_srq *srq, const char *what,
+			 uint32_t nsge, uint32_t len, uint64_t wr_id)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_RC, NULL);
+	struct ibv_qp *b = make_qp(IBV_QPT_RC, srq);
+	struct ibv_wc wc;
+	void *elem = NULL;
+	int ev, got;
+
+	if (!check(a && b && !connect_pair(a, b), "%s: QPs up", what))
+		return;
+	if (!check(!post_garbage(srq, wr_id, nsge, len),
+		   "%s: written into the provider's ring", what))
+		return;
+	send_msg(a, 0x77, IBV_WR_SEND, 0, 0);
+	memset(&wc, 0, sizeof(wc));
+	got = poll_one(rcq, &wc, 5000);
+	check(got && wc.wr_id == wr_id &&
+	      wc.status == IBV_WC_LOC_QP_OP_ERR && wc.qp_num == b->qp_num,
+	      "%s: receive completes with LOC_QP_OP_ERR (wr_id %#llx status %d)",
+	      what, (unsigned long long)wc.wr_id, wc.status);
+	ev = async_event(2000, &elem);
+	check(ev == IBV_EVENT_QP_LAST_WQE_REACHED && elem == b,
+	      "%s: the QP went to error (event %d)", what, ev);
+	while (poll_one(scq, &wc, 100))
+		;
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+
+static void srq_tests(void)
+{
+	struct ibv_srq_init_attr init = {
+		.attr = { .max_wr = 8, .max_sge = 2 },
+	};
+	struct ibv_srq_attr attr;
+	struct ibv_qp *a, *b, *a2, *c;
+	struct ibv_srq *srq;
+	struct ibv_wc wc;
+	void *elem = NULL;
+	int i, ok, ev, rc;
+
+	srq = ibv_create_srq(pd, &init);
+	if (!check(!!srq, "create SRQ"))
+		exit(1);
+	rc = ibv_query_srq(srq, &attr);
+	check(!rc && attr.max_wr >= 8 && attr.max_sge >= 2 &&
+	      attr.srq_limit == 0,
+	      "query: max_wr %u max_sge %u limit %u", attr.max_wr,
+	      attr.max_sge, attr.srq_limit);
+
+	for (ok = 1, i = 0; i < 6; i++)
+		ok &= !post_srq(srq, 100 + i, i);
+	check(ok, "post 6 receives");
+
+	attr.max_wr = 40;
+	check(!ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR),
+	      "resize to 40 (user-pointer mmap info)");
+	rc = ibv_query_srq(srq, &attr);
+	check(!rc && attr.max_wr >= 40,
+	      "query after resize: max_wr %u", attr.max_wr);
+	/* 26 posted: more than the old ring could hold. */
+	for (ok = 1, i = 6; i < 26; i++)
+		ok &= !post_srq(srq, 100 + i, i);
+	check(ok, "post 20 more into the remapped ring");
+
+	attr.srq_limit = 5;
+	check(!ibv_modify_srq(srq, &attr, IBV_SRQ_LIMIT), "arm limit 5");
+	rc = ibv_query_srq(srq, &attr);
+	check(!rc && attr.srq_limit == 5,
+	      "query: limit %u", attr.srq_limit);
+
+	a = make_qp(IBV_QPT_RC, NULL);
+	b = make_qp(IBV_QPT_RC, srq);
+	if (!check(a && b && !connect_pair(a, b), "RC pair, receiver on SRQ"))
+		exit(1);
+
+	/* 22 messages: 4 WQEs left, below the limit. */
+	for (ok = 1, i = 0; i < 22; i++) {
+		int st = send_msg(a, i + 1, IBV_WR_SEND, 0, 0);
+
+		if (st || !poll_one(rcq, &wc, 5000) ||
+		    wc.status != IBV_WC_SUCCESS || wc.wr_id != 100u + i ||
+		    wc.byte_len != MSG || wc.qp_num != b->qp_num ||
+		    !slot_holds(i, i + 1)) {
+			printf("# message %d: send %d wr_id %llu status %d len %u\n",
+			       i, st, (unsigned long long)wc.wr_id, wc.status,
+			       wc.byte_len);
+			ok = 0;
+			break;
+		}
+	}
+	check(ok, "22 SENDs land in SRQ WQEs in order across the resize, data checked");
+	ev = async_event(2000, &elem);
+	check(ev == IBV_EVENT_SRQ_LIMIT_REACHED && elem == srq,
+	      "SRQ limit event (event %d)", ev);
+	rc = ibv_query_srq(srq, &attr);
+	check(!rc && attr.srq_limit == 0,
+	      "limit disarmed: %u", attr.srq_limit);
+	check(!send_msg(a, 23, IBV_WR_SEND, 0, 0) &&
+	      poll_one(rcq, &wc, 5000) && wc.wr_id == 122 && slot_holds(22, 23),
+	      "message 23 received");
+	ev = async_event(300, &elem);
+	check(ev == -1, "no second limit event (event %d)", ev);
+
+	attr.max_wr = 1;
+	check(ibv_modify_srq(srq, &attr, IBV_SRQ_MAX_WR) != 0,
+	      "resize below the 3 posted WQEs fails");
+
+	check(!qp_to(b, IBV_QPS_ERR, 0), "receiver QP to ERR");
+	ev = async_event(2000, &elem);
+	check(ev == IBV_EVENT_QP_LAST_WQE_REACHED && elem == b,
+	      "last WQE reached event (event %d)", ev);
+	check(!poll_one(rcq, &wc, 300), "the SRQ's WQEs are not flushed");
+
+	a2 = make_qp(IBV_QPT_RC, NULL);
+	c = make_qp(IBV_QPT_RC, srq);
+	if (!check(a2 && c && !connect_pair(a2, c), "second pair on the SRQ"))
+		exit(1);
+	for (ok = 1, i = 0; i < 3; i++)
+		ok &= !send_msg(a2, 0x40 + i, IBV_WR_SEND, 0, 0) &&
+		      poll_one(rcq, &wc, 5000) &&
+		      wc.status == IBV_WC_SUCCESS &&
+		      wc.wr_id == 123u + i && wc.qp_num == c->qp_num &&
+		      slot_holds(23 + i, 0x40 + i);
+	check(ok, "the other QP receives the 3 WQEs left");
+
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	ibv_destroy_qp(a2);
+	ibv_destroy_qp(c);
+
+	garbage_case(srq, "num_sge 1000", 1000, 64, 0xbad1);
+	garbage_case(srq, "length 2 x 2^31", 2, 0x80000000u, 0xbad2);
+	check(!ibv_destroy_srq(srq), "destroy SRQ");
+}
+
+static void uc_tests(void)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_UC, NULL);
+	struct ibv_qp *b = make_qp(IBV_QPT_UC, NULL);
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)rbuf, .length = SLOT, .lkey = mr->lkey,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct ibv_wc wc;
+	int st;
+
+	if (!check(a && b && !connect_pair(a, b), "UC pair"))
+		return;
+	memset(rbuf, 0, SLOT);
+	st = send_msg(a, 0x11, IBV_WR_SEND, 0, 0);
+	check(st == IBV_WC_SUCCESS,
+	      "UC SEND without a receive WQE completes at the sender (%d)", st);
+	check(!poll_one(rcq, &wc, 300), "and is dropped at the receiver");
+	check(!ibv_post_recv(b, &rwr, &bad), "post a receive");
+	st = send_msg(a, 0x22, IBV_WR_SEND, 0, 0);
+	check(st == IBV_WC_SUCCESS && poll_one(rcq, &wc, 5000) &&
+	      wc.status == IBV_WC_SUCCESS && wc.wr_id == 7 &&
+	      wc.byte_len == MSG && slot_holds(0, 0x22),
+	      "the next UC SEND is delivered");
+
+	rwr.wr_id = 8;
+	check(!ibv_post_recv(b, &rwr, &bad), "post a receive");
+	st = send_msg(a, 0x33, IBV_WR_RDMA_WRITE_WITH_IMM,
+		      (uintptr_t)(rbuf + SLOT), mr->rkey);
+	check(st == IBV_WC_SUCCESS && poll_one(rcq, &wc, 5000) &&
+	      wc.status == IBV_WC_SUCCESS && wc.wr_id == 8 &&
+	      wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM &&
+	      (wc.wc_flags & IBV_WC_WITH_IMM) &&
+	      ntohl(wc.imm_data) == 0x5033 && slot_holds(1, 0x33),
+	      "UC RDMA WRITE with immediate");
+	st = send_msg(a, 0x44, IBV_WR_RDMA_READ, (uintptr_t)(rbuf + SLOT),
+		      mr->rkey);
+	check(st != IBV_WC_SUCCESS, "UC RDMA READ is refused (%d)", st);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+
+/*
+ * target PEER_IPV6 QPN_FILE: a UC QP with 8 receives posted (4 KiB each,
+ * wr_id 0..7), connected to QPN 0x100 at PEER_IPV6 from rq_psn 1000, for
+ * uc-inject.py on the peer to send crafted packets to. Writes its QPN to
+ * QPN_FILE, then prints every receive completion for @secs seconds:
+ * "recv WR_ID LEN FIRST_BYTE LAST_BYTE STATUS".
+ */
+static int uc_target(const char *peer, const char *qpn_file, int secs)
+{
+	struct ibv_qp *qp = make_qp(IBV_QPT_UC, NULL);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+	struct ibv_recv_wr *bad;
+	struct ibv_wc wc;
+	long end;
+	FILE *f;
+	int i;
+
+	if (!qp || qp_to(qp, IBV_QPS_INIT, 0))
+		return 2;
+	for (i = 0; i < 8; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)(sbuf + i * 4096), .length = 4096,
+			.lkey = mr->lkey,
+		};
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge,
+					  .num_sge = 1 };
+
+		if (ibv_post_recv(qp, &wr, &bad))
+			return 2;
+	}
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = 0x100;
+	a.rq_psn = 1000;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.sgid_index = gidx;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (inet_pton(AF_INET6, peer, &a.ah_attr.grh.dgid) != 1 ||
+	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		return 2;
+	f = fopen(qpn_file, "w");
+	if (!f)
+		return 2;
+	fprintf(f, "%u\n", qp->qp_num);
+	fclose(f);
+	printf("# target QPN %u\n", qp->qp_num);
+	fflush(stdout);
+
+	end = now_ms() + secs * 1000L;
+	while (now_ms() < end) {
+		if (!poll_one(rcq, &wc, 100))
+			continue;
+		printf("recv %llu %u %02x %02x %d\n",
+		       (unsigned long long)wc.wr_id, wc.byte_len,
+		       sbuf[wc.wr_id * 4096],
+		       sbuf[wc.wr_id * 4096 + (wc.byte_len ? wc.byte_len - 1 : 0)],
+		       wc.status);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	int i, flags;
+
+	if (argc != 3 && !(argc == 7 && !strcmp(argv[3], "target"))) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX [target PEER_IPV6 QPN_FILE SECS]\n",
+			argv[0]);
+		return 2;
+	}
+	gidx = atoi(argv[2]);
+	list = ibv_get_device_list(NULL);
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx || ibv_query_gid(ctx, 1, gidx, &gid)) {
+		fprintf(stderr, "cannot open %s\n", argv[1]);
+		return 2;
+	}
+	flags = fcntl(ctx->async_fd, F_GETFL);
+	fcntl(ctx->async_fd, F_SETFL, flags | O_NONBLOCK);
+
+	pd = ibv_alloc_pd(ctx);
+	scq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 256, NULL, NULL, 0);
+	sbuf = calloc(1, SLOT * NSLOTS * 2);
+	rbuf = sbuf + SLOT * NSLOTS;
+	mr = ibv_reg_mr(pd, sbuf, SLOT * NSLOTS * 2, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!pd || !scq || !rcq || !mr) {
+		fprintf(stderr, "setup failed\n");
+		return 2;
+	}
+
+	/* The receive buffers of target mode: 8 x 4 KiB from sbuf. */
+	if (argc == 7)
+		return uc_target(argv[4], argv[5], atoi(argv[6]));
+
+	srq_tests();
+	uc_tests();
+
+	printf("# srq-test: %d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
