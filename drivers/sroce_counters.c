@@ -45,6 +45,9 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_CC_RX_CNP].name = "cc_rx_cnp_pkts",
 	[SROCE_CNT_RCVD_BAD_QKEY].name = "rcvd_bad_qkey_pkts",
 	[SROCE_CNT_UD_RECV_DROPPED].name = "ud_recv_dropped",
+	[SROCE_CNT_MCAST_RCVD].name = "mcast_rcvd_pkts",
+	[SROCE_CNT_MCAST_COPIES].name = "mcast_rcvd_copies",
+	[SROCE_CNT_MCAST_NO_QP].name = "mcast_rcvd_no_qp",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

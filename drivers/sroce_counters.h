@@ -42,6 +42,10 @@ enum sroce_counter {
 	/* UD and GSI receives. */
 	SROCE_CNT_RCVD_BAD_QKEY,	/* Q_Key mismatch (IBTA 10.2.4, C9-49) */
 	SROCE_CNT_UD_RECV_DROPPED,	/* no receive WQE, too long, bad WQE */
+	/* Multicast receives (sroce_mcast.c). */
+	SROCE_CNT_MCAST_RCVD,		/* packets for a group with QPs here */
+	SROCE_CNT_MCAST_COPIES,		/* copies handed to attached QPs */
+	SROCE_CNT_MCAST_NO_QP,		/* dropped: no QP attached to the group */
 	SROCE_NUM_COUNTERS
 };
 

@@ -143,6 +143,7 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&sdev->qps);
 	WARN_ON(!xa_empty(&sdev->ahs));
 	xa_destroy(&sdev->ahs);
+	sroce_mcast_table_destroy(&sdev->mcast);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -155,6 +156,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_mw = sroce_alloc_mw,
 	.alloc_pd = sroce_alloc_pd,
 	.alloc_ucontext = sroce_alloc_ucontext,
+	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
 	.create_cq = sroce_create_cq,
 	.create_qp = sroce_create_qp,
@@ -169,6 +171,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_cq = sroce_destroy_cq,
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
+	.detach_mcast = sroce_detach_mcast,
 	.device_group = &sroce_dev_attr_group,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
@@ -230,6 +233,9 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_qp_init_rd_atom = SROCE_MAX_QP_RD_ATOM;
 	attr->max_res_rd_atom = SROCE_MAX_QP_RD_ATOM * SROCE_MAX_QP;
 	attr->max_ah = SROCE_MAX_AH;
+	attr->max_mcast_grp = SROCE_MAX_MCAST_GRP;
+	attr->max_mcast_qp_attach = SROCE_MAX_MCAST_QP_ATTACH;
+	attr->max_total_mcast_qp_attach = SROCE_MAX_TOT_MCAST_QP_ATTACH;
 	attr->max_srq = SROCE_MAX_SRQ;
 	attr->max_srq_wr = SROCE_MAX_SRQ_WR;
 	attr->max_srq_sge = SROCE_MAX_SRQ_SGE;
@@ -332,6 +338,9 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	sdev->next_ah_num = 1;
 	sroce_mr_init(sdev);
+	sroce_mcast_table_init(&sdev->mcast, SROCE_MAX_MCAST_GRP,
+			       SROCE_MAX_MCAST_QP_ATTACH,
+			       SROCE_MAX_TOT_MCAST_QP_ATTACH);
 	spin_lock_init(&sdev->port_lock);
 	sdev->port_state = IB_PORT_DOWN;
 	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));

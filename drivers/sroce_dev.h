@@ -12,6 +12,7 @@
 
 #include "sroce_cc_params.h"
 #include "sroce_counters.h"
+#include "sroce_mcast.h"
 
 struct net_device;
 
@@ -57,6 +58,9 @@ struct sroce_dev {
 	u32 next_mr_index;
 	struct xarray ahs;
 	u32 next_ah_num;
+
+	/* Multicast groups of UD QPs (sroce_mcast.c, own lock). */
+	struct sroce_mcast_table mcast;
 
 	struct sroce_counters counters;
 

@@ -536,6 +536,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	xa_erase(&sdev->qps, ibqp->qp_num);
+	sroce_mcast_qp_destroy(qp);
 	/* A lookup that found the QP before the erase ends its RCU section. */
 	synchronize_rcu();
 	sroce_qp_put(qp);

@@ -27,6 +27,7 @@
 #include "sroce_counters.h"
 #include "sroce_dev.h"
 #include "sroce_icrc.h"
+#include "sroce_mcast.h"
 #include "sroce_pkt.h"
 #include "sroce_qp.h"
 #include "sroce_recv.h"
@@ -204,6 +205,10 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		return;
 	}
 
+	if (pkt.qpn == IB_MULTICAST_QPN || sroce_mcast_dst(skb)) {
+		sroce_mcast_recv(sdev, skb, &pkt);
+		return;
+	}
 	qp = sroce_qp_get(sdev, pkt.qpn);
 	if (!qp) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);

@@ -137,6 +137,10 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		"$tests/cm.sh" pair sroce sroce ipv6 hostile
 	step cm-rxe guest_job cm-rxe -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
 	step cm-loopback guest_job cm-loopback -n 1 -t 900 "$tests/cm.sh" loopback sroce ipv6
+	step cm-mcast-build gcc -O2 -Wall -Wextra -Werror -o "$out/mcast-ud" \
+		"$tests/mcast-ud.c" -libverbs
+	step cm-mcast guest_job cm-mcast -n 2 -t 400 -f "$out/mcast-ud" \
+		"$tests/cm.sh" mcast sroce sroce ipv6
 	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
 		"$tests/cc.sh" nomark sroce
 	step cc-mark guest_job cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5

@@ -9,6 +9,10 @@
 #                                        with each guest as server
 #   cm.sh loopback TYPE [OPTION...]      one guest, server and client on
 #                                        the same device
+#   cm.sh mcast TYPE0 TYPE1 [ipv6]       only the multicast tests (mckey,
+#                                        mcast-ud passed with -f): guest 0
+#                                        receives with several QPs,
+#                                        guest 1 sends
 #
 # Options: ipv6, run the tests over IPv6 too (the IPv6 GID, rdma_cm to the
 # IPv6 address; the tools' own TCP exchange stays on IPv4); interop, only
@@ -19,7 +23,10 @@
 #
 # ibv_ud_pingpong -c and rping -V check the data they receive; perftest
 # checks that every operation completes; rping also has to show every
-# ping's data (-v). Each tool run is one check.
+# ping's data (-v). Each tool run is one check. mckey checks nothing but
+# that each QP got as many completions as messages were sent; mcast-ud
+# checks the data; the multicast tests also check the receiver's hw
+# counters exactly and its group memberships.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
@@ -151,6 +158,148 @@ hostile_test() {
 	fi
 }
 
+# mcast_counters: the multicast-related counters, in this order.
+mc_names=(mcast_rcvd_pkts mcast_rcvd_copies rdma_recvs mcast_rcvd_no_qp)
+mcast_counters() {
+	local n
+	for n in "${mc_names[@]}"; do
+		counter "$n"
+	done
+}
+
+# mcast_check DESC BEFORE WANT...: each counter of mc_names rose by WANT.
+mcast_check() {
+	local desc=$1 i d
+	local -a before now
+	read -ra before <<<"$2"
+	shift 2
+	read -ra now <<<"$(mcast_counters | tr '\n' ' ')"
+	for i in "${!mc_names[@]}"; do
+		d=$((now[i] - before[i]))
+		check "$desc: ${mc_names[$i]} +$1 (got +$d)" test "$d" -eq "$1"
+		shift
+	done
+}
+
+# mcast_joined IPF GROUP MAC: the netdev is in GROUP and its MAC filter.
+mcast_joined() {
+	ip "$1" maddr show dev eth0 | grep -qw "$2" &&
+		ip maddr show dev eth0 | grep -qiw "$3"
+}
+
+# mcast_recv_test DESC IPF GROUP MAC QPS MSGS RECV_CMD... SEND_CMD: guest 0
+# runs RECV_CMD (QPS QPs attached to GROUP, MSGS messages to each; it says
+# "receiving data transfers" or "ready" once joined), guest 1 then runs
+# SEND_CMD (one word, split on blanks). Guest 0 checks that the netdev is
+# in the group while the receiver runs and has left it after, and that
+# each message reached the device once and every QP.
+mcast_recv_test() {
+	local desc=$1 ipf=$2 grp=$3 mac=$4 qps=$5 msgs=$6 log=/job/mc-$port
+	local before rc
+	shift 6
+	local scmd=${*: -1}
+	if [ "$GUEST_ID" = 0 ]; then
+		before=$(mcast_counters | tr '\n' ' ')
+		timeout "$TOOL_TIMEOUT" stdbuf -oL "${@:1:$#-1}" >"$log" 2>&1 &
+		local mpid=$!
+		for _ in $(seq 150); do
+			grep -q 'receiving data transfers\|^ready' "$log" && break
+			sleep 0.2
+		done
+		check "$desc: netdev joined $grp ($mac)" mcast_joined "$ipf" "$grp" "$mac"
+		barrier "mc$port-ready"
+		wait "$mpid"
+		rc=$?
+		check "$desc (receiver, $qps QPs, $msgs messages each)" \
+			sh -c "[ $rc -eq 0 ] && ! grep -q 'return status -\|bad' '$log'" ||
+			sed 's/^/#   /' "$log"
+		barrier "mc$port-done"
+		mcast_check "$desc" "$before" "$msgs" $((qps * msgs)) $((qps * msgs)) 0
+		check "$desc: netdev left $grp" sh -c "! ip $ipf maddr show dev eth0 | grep -qw '$grp'"
+	else
+		barrier "mc$port-ready"
+		# shellcheck disable=SC2086 # the command is split on purpose
+		check "$desc (sender, $msgs messages)" run_client "$log" $scmd ||
+			sed 's/^/#   /' "$log"
+		barrier "mc$port-done"
+	fi
+	port=$((port + 1))
+}
+
+# mcast_noqp_test DESC GROUP SEND_CMD: guest 0 joins GROUP by a UDP socket
+# only (the host is a member, no QP is attached); the 5 messages guest 1
+# sends must each be dropped and counted.
+mcast_noqp_test() {
+	local desc=$1 grp=$2 scmd=$3 before
+	if [ "$GUEST_ID" = 0 ]; then
+		before=$(mcast_counters | tr '\n' ' ')
+		python3 -c '
+import socket, struct, sys, time
+grp, ip = sys.argv[1], sys.argv[2]
+if ":" in grp:
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                 socket.inet_pton(socket.AF_INET6, grp) +
+                 struct.pack("@I", socket.if_nametoindex("eth0")))
+else:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                 socket.inet_aton(grp) + socket.inet_aton(ip))
+time.sleep(25)
+' "$grp" "$GUEST_IP4" &
+		local jpid=$!
+		sleep 1
+		barrier "mc$port-ready"
+		barrier "mc$port-sent"
+		sleep 1
+		mcast_check "$desc" "$before" 0 0 0 5
+		kill "$jpid" 2>/dev/null
+		wait "$jpid" 2>/dev/null
+	else
+		barrier "mc$port-ready"
+		# shellcheck disable=SC2086 # the command is split on purpose
+		check "$desc (sender, 5 messages)" run_client "/job/mc-$port" $scmd ||
+			sed 's/^/#   /' "/job/mc-$port"
+		barrier "mc$port-sent"
+	fi
+	port=$((port + 1))
+}
+
+# mcast_tests: rdma_cm's mckey over IPv4 (rdma_cm of Linux 6.1 refuses
+# IPv6 multicast on RoCEv2: ENOTSUPP), then mcast-ud, which checks the
+# data, over IPv4 and IPv6; then a group this host is in without QPs.
+mcast_tests() {
+	local ud=/job/mcast-ud g4=239.1.2.3 g6=ff0e::5:1
+	[ -x $ud ] || bail "no $ud: pass -f .../mcast-ud to vm-run.sh"
+	mcast_recv_test "mckey" -4 $g4 01:00:5e:01:02:03 2 20 \
+		mckey -m $g4 -b "$GUEST_IP4" -c 2 -C 20 \
+		"mckey -m $g4 -b $GUEST_IP4 -s -C 20"
+	mcast_recv_test "mcast-ud" -4 239.1.2.4 01:00:5e:01:02:04 3 20 \
+		$ud "$dev" "$gid4" ::ffff:239.1.2.4 recv 20 3 \
+		"$ud $dev $gid4 ::ffff:239.1.2.4 send 20"
+	mcast_noqp_test "group without QPs" $g4 "$ud $dev $gid4 ::ffff:$g4 send 5"
+	[ "${families[1]}" = 6 ] || return 0
+	mcast_recv_test "mcast-ud IPv6" -6 $g6 33:33:00:05:00:01 3 20 \
+		$ud "$dev" "$gid6" $g6 recv 20 3 "$ud $dev $gid6 $g6 send 20"
+	mcast_noqp_test "group without QPs IPv6" $g6 "$ud $dev $gid6 $g6 send 5"
+}
+
+# finish: dump the device's counters, remove it, summarise the job.
+finish() {
+	echo "# $dev hw_counters:"
+	for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
+		echo "#   $(basename "$f") $(cat "$f")"
+	done
+	rdma link delete "$dev"
+	summary
+}
+
+if [ "$mode" = mcast ]; then
+	mcast_tests
+	finish
+	exit
+fi
+
 # expand CMD: CMD with the placeholders filled in.
 expand() {
 	local c=${1//@P@/$port}
@@ -229,9 +378,4 @@ done
 
 [ -z "$hostile" ] || hostile_test
 
-echo "# $dev hw_counters:"
-for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-	echo "#   $(basename "$f") $(cat "$f")"
-done
-rdma link delete "$dev"
-summary
+finish
