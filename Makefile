@@ -68,7 +68,7 @@ nvmeof: modules
 
 fuzz: modules
 	mkdir -p out
-	scripts/fuzz-test-build.sh $(CURDIR)/out/sroce_fuzz_test
+	scripts/test-prog-build.sh sroce_fuzz_test $(CURDIR)/out/sroce_fuzz_test
 	scripts/vm-run.sh -n 2 -t 1500 -o out/fuzz -f $(CURDIR)/sroce.ko \
 		-f $(CURDIR)/out/sroce_fuzz_test -f $(CURDIR)/scripts/tests/roce-fuzz.py \
 		scripts/tests/fuzz.sh long $(SEED)

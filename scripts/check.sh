@@ -75,10 +75,12 @@ sparse_module() {
 	! grep -E '\.[ch]:[0-9]+:[0-9]+: (warning|error)' "$out/sparse-output.txt"
 }
 
-# The SRQ/UC API test the qptypes guest jobs run (scripts/tests/srq-test.c).
-build_srq_test() {
-	gcc -O2 -Wall -Wextra -Werror -o "$out/srq-test" \
-		"$SROCE_TOP/scripts/tests/srq-test.c" -libverbs
+# The userspace test programs the guest jobs run (scripts/tests/NAME.c).
+build_test_progs() {
+	local p
+	for p in sroce_mw_test sroce_fuzz_test srq-test mcast-ud; do
+		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
+	done
 }
 
 # guest_job NAME VM-RUN-ARGS... -- JOB ARGS...: run a job in guests and
@@ -101,18 +103,14 @@ guest_job() {
 	return $rc
 }
 
-# mw_job: memory windows and memory operations from userspace; the test
-# program is built on the host.
+# mw_job: memory windows and memory operations from userspace.
 mw_job() {
-	"$SROCE_TOP/scripts/mw-test-build.sh" "$out/sroce_mw_test" || return 1
 	guest_job mw -n 2 -t 400 -f "$out/sroce_mw_test" \
 		"$SROCE_TOP/scripts/tests/mw.sh"
 }
 
-# fuzz_job quick|long [SEED]: hostile packets and user-ring garbage; the
-# ring fuzzer (and fuzz target) is built on the host.
+# fuzz_job quick|long [SEED]: hostile packets and user-ring garbage.
 fuzz_job() {
-	"$SROCE_TOP/scripts/fuzz-test-build.sh" "$out/sroce_fuzz_test" || return 1
 	guest_job "fuzz-$1" -n 2 -t "$([ "$1" = long ] && echo 1500 || echo 500)" \
 		-f "$out/sroce_fuzz_test" -f "$SROCE_TOP/scripts/tests/roce-fuzz.py" \
 		"$SROCE_TOP/scripts/tests/fuzz.sh" "$@"
@@ -127,6 +125,7 @@ step kunit "$SROCE_TOP/scripts/kunit.sh" -o "$out/kunit"
 step tools /usr/bin/python3 "$SROCE_TOP/tools/tests/test_tools.py"
 if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	tests=$SROCE_TOP/scripts/tests
+	step test-progs build_test_progs
 	step smoke guest_job smoke -n 2 -t 400 "$tests/smoke.sh" sroce
 	step rc-sroce guest_job rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
 	step rc-rxe guest_job rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe sweep capture
@@ -137,8 +136,6 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		"$tests/cm.sh" pair sroce sroce ipv6 hostile
 	step cm-rxe guest_job cm-rxe -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
 	step cm-loopback guest_job cm-loopback -n 1 -t 900 "$tests/cm.sh" loopback sroce ipv6
-	step cm-mcast-build gcc -O2 -Wall -Wextra -Werror -o "$out/mcast-ud" \
-		"$tests/mcast-ud.c" -libverbs
 	step cm-mcast guest_job cm-mcast -n 2 -t 400 -f "$out/mcast-ud" \
 		"$tests/cm.sh" mcast sroce sroce ipv6
 	step cc-nomark guest_job cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
@@ -150,7 +147,6 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	# samples; measured 3.4, 4.1 and 19 % at 20 s, 0.7 % at 40 s. A starved
 	# flow (100 %) still fails.
 	step cc-incast guest_job cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both fair_tol=0.25
-	step srq-test build_srq_test
 	step qptypes-sroce guest_job qptypes-sroce -n 2 -t 900 -f "$out/srq-test" \
 		-f "$tests/uc-inject.py" \
 		"$tests/qptypes.sh" pair sroce sroce

@@ -54,22 +54,15 @@ for opt in "$@"; do
 done
 [ "$mode" = pair ] || [ -z "$hostile" ] || bail "hostile needs a pair"
 
-load_link_module "$mytype" || bail "load $mytype"
 modprobe -a rdma_ucm ib_umad >/dev/null 2>&1
-rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
-wait_port_active "$dev" || bail "$dev not active"
+link_up "$mytype" "$dev"
 gid4=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
 gid6=$(roce_gid_index "$dev" "$GUEST_IP6") || bail "no RoCE v2 GID for $GUEST_IP6"
 
-# Address handles resolve the peer's MAC: wait until IPv6 duplicate address
-# detection is over, and fill the neighbour caches.
-for _ in $(seq 50); do
-	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
-	sleep 0.2
-done
 if [ "$mode" = pair ]; then
-	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
-	ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+	addrs_ready peer
+else
+	addrs_ready
 fi
 
 # ibv_ud_pingpong of rdma-core 44 validates data with -c when it has it.
@@ -286,10 +279,7 @@ mcast_tests() {
 
 # finish: dump the device's counters, remove it, summarise the job.
 finish() {
-	echo "# $dev hw_counters:"
-	for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-		echo "#   $(basename "$f") $(cat "$f")"
-	done
+	dump_counters "$dev"
 	rdma link delete "$dev"
 	summary
 }

@@ -44,17 +44,10 @@ barrier fuzz-seed
 seed=${seed:-$(cat /shared/fuzz-seed)}
 echo "# fuzz seed $seed (rerun: fuzz.sh $1 $seed, or make fuzz SEED=$seed)"
 
-load_sroce || bail "load sroce"
-rdma link add "$dev" type sroce netdev eth0 || bail "rdma link add $dev"
-wait_port_active "$dev" || bail "$dev not active"
+link_up sroce "$dev"
 gid4=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
 gid6=$(roce_gid_index "$dev" "$GUEST_IP6") || bail "no RoCE v2 GID for $GUEST_IP6"
-for _ in $(seq 50); do
-	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
-	sleep 0.2
-done
-ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
-ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+addrs_ready peer
 
 counter() {
 	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1"

@@ -128,6 +128,47 @@ wait_port_active() {
 	wait_port_state "$1" ACTIVE "${2:-10}"
 }
 
+# link_up TYPE DEV: load TYPE's module, add RDMA device DEV on eth0 and
+# wait for its port to be ACTIVE; bails out on failure.
+link_up() {
+	load_link_module "$1" || bail "load $1"
+	rdma link add "$2" type "$1" netdev eth0 || bail "rdma link add $2"
+	wait_port_active "$2" || bail "$2 not active"
+}
+
+# addrs_ready [peer]: modify_qp to RTR and address handles resolve the
+# peer's MAC from its IP address, so wait until IPv6 duplicate address
+# detection is over and, with "peer", fill the neighbour caches.
+addrs_ready() {
+	local _
+	for _ in $(seq 50); do
+		ip -6 addr show dev eth0 tentative | grep -q inet6 || break
+		sleep 0.2
+	done
+	[ "${1:-}" = peer ] || return 0
+	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
+	ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+	return 0
+}
+
+# check_server DESC PID LOG: the background server PID exited 0; shows its
+# LOG otherwise.
+check_server() {
+	local rc
+	wait "$2"
+	rc=$?
+	check "$1" test $rc -eq 0 || sed 's/^/#   /' "$3"
+}
+
+# dump_counters DEV: DEV's port counters into the job log, for the record.
+dump_counters() {
+	local f
+	echo "# $1 hw_counters:"
+	for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/*; do
+		echo "#   $(basename "$f") $(cat "$f")"
+	done
+}
+
 # run_client LOG CMD...: run a perftest/ibv_*_pingpong client with
 # TOOL_TIMEOUT (default 150 s), output to LOG, again while its server is
 # not listening yet; returns the client's status.

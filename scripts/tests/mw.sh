@@ -7,7 +7,7 @@
 #   mw.sh        (with -f .../sroce.ko -f .../sroce_mw_test)
 #
 # sroce_mw_test (scripts/tests/sroce_mw_test.c, built on the host by
-# scripts/mw-test-build.sh) binds type 1 and type 2B windows on guest 0,
+# scripts/test-prog-build.sh) binds type 1 and type 2B windows on guest 0,
 # which guest 1 reads and writes through (data checked on both sides); out
 # of window, wrong-QP, remotely and locally invalidated accesses must fail
 # with a remote access error. Each of its "ok - " lines is one check.
@@ -17,9 +17,7 @@
 
 dev=sroce0
 port=18700
-load_sroce || bail "load sroce"
-rdma link add "$dev" type sroce netdev eth0 || bail "rdma link add $dev"
-wait_port_active "$dev" || bail "$dev not active"
+link_up sroce "$dev"
 gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID"
 ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
 

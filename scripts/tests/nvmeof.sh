@@ -29,9 +29,7 @@ nqn=nqn.2026-11.org.sroce:nvmeof-test
 cfg=/sys/kernel/config/nvmet
 FIO_TIMEOUT=${FIO_TIMEOUT:-600}
 
-load_sroce || bail "load sroce"
-rdma link add "$dev" type sroce netdev eth0 || bail "rdma link add $dev"
-wait_port_active "$dev" || bail "$dev not active"
+link_up sroce "$dev"
 ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
 
 # target_up: null_blk namespace 1 of $nqn on an RDMA port at our address.
@@ -114,10 +112,7 @@ else
 	barrier host-done
 fi
 
-echo "# $dev hw_counters:"
-for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-	echo "#   $(basename "$f") $(cat "$f")"
-done
+dump_counters "$dev"
 check "rdma link delete" rdma link delete "$dev"
 check "rmmod sroce" rmmod sroce
 summary

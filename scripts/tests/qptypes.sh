@@ -27,18 +27,9 @@ sets=("$@")
 [ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject)
 dev=${mytype}0
 
-load_link_module "$mytype" || bail "load $mytype"
-rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
-wait_port_active "$dev" || bail "$dev not active"
+link_up "$mytype" "$dev"
 gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
-# modify_qp to RTR resolves the peer's MAC: wait until IPv6 duplicate
-# address detection is over, and fill the neighbour caches.
-for _ in $(seq 50); do
-	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
-	sleep 0.2
-done
-ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
-ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+addrs_ready peer
 
 # ibv_uc_pingpong validates the data it receives with -c where it has it.
 uc_chk=''
@@ -84,13 +75,6 @@ tool_args() {
 	ibv_*) echo "-d $dev -g $gid -p $3 $2" ;;
 	*) echo "-d $dev -x $gid -p $3 -F $2" ;;
 	esac
-}
-
-check_server() {
-	local rc
-	wait "$2"
-	rc=$?
-	check "$1" test $rc -eq 0 || sed 's/^/#   /' "$3"
 }
 
 # one_test SERVER_ID TOOL ARGS: run one server/client pair and check both.
@@ -207,9 +191,6 @@ for s in "${sets[@]}"; do
 	esac
 done
 
-echo "# $dev hw_counters:"
-for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-	echo "#   $(basename "$f") $(cat "$f")"
-done
+dump_counters "$dev"
 rdma link delete "$dev"
 summary

@@ -46,20 +46,13 @@ for opt in "$@"; do
 	esac
 done
 
-load_link_module "$mytype" || bail "load $mytype"
-rdma link add "$dev" type "$mytype" netdev eth0 || bail "rdma link add $dev"
-wait_port_active "$dev" || bail "$dev not active"
+link_up "$mytype" "$dev"
 gid=$(roce_gid_index "$dev" "$gid_ip") || bail "no RoCE v2 GID for $gid_ip"
 
-# modify_qp to RTR resolves the peer's MAC: wait until IPv6 duplicate
-# address detection is over, and fill the neighbour caches.
-for _ in $(seq 50); do
-	ip -6 addr show dev eth0 tentative | grep -q inet6 || break
-	sleep 0.2
-done
 if [ "$mode" = pair ]; then
-	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
-	ping -6 -c 1 -W 5 "$PEER_IP6" >/dev/null 2>&1
+	addrs_ready peer
+else
+	addrs_ready
 fi
 
 # The tests: "TOOL|ARGS" run as server "TOOL ARGS" and client "TOOL ARGS IP".
@@ -117,14 +110,6 @@ tool_args() {
 	esac
 }
 
-# check_server DESC PID LOG: the server process exited 0.
-check_server() {
-	local rc
-	wait "$2"
-	rc=$?
-	check "$1" test $rc -eq 0 || sed 's/^/#   /' "$3"
-}
-
 # one_test SERVER_ID TOOL ARGS: run one server/client pair and check both.
 one_test() {
 	local server=$1 tool=$2 args log t0=$SECONDS
@@ -176,9 +161,6 @@ if [ -n "${tcpdump_pid:-}" ]; then
 	kill -INT "$tcpdump_pid"
 	wait "$tcpdump_pid"
 fi
-echo "# $dev hw_counters:"
-for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-	echo "#   $(basename "$f") $(cat "$f")"
-done
+dump_counters "$dev"
 rdma link delete "$dev"
 summary
