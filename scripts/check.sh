@@ -145,8 +145,12 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	# (make check-cc keeps 10 % over 40 s): the switch guest's 0.5 s
 	# samples stretch to 1-2 s under TCG, so the short window holds 5-8
 	# samples; measured 3.4, 4.1 and 19 % at 20 s, 0.7 % at 40 s. A starved
-	# flow (100 %) still fails.
-	step cc-incast guest_job cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both fair_tol=0.25
+	# flow (100 %) still fails. Overflow drops with DCQCN on: none in
+	# most runs, 63 in one CI run (against 11066 with DCQCN off)
+	# when the switch guest was descheduled and a burst piled up behind
+	# it; the short form wants at most 5 % of the DCQCN-off drops.
+	step cc-incast guest_job cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
+		fair_tol=0.25 drop_tol=0.05
 	step qptypes-sroce guest_job qptypes-sroce -n 2 -t 900 -f "$out/srq-test" \
 		-f "$tests/uc-inject.py" \
 		"$tests/qptypes.sh" pair sroce sroce

@@ -33,6 +33,9 @@
 #                 (P 0 in the list), must be within tol of it
 #   fair_tol=X    incast: allowed distance of each flow from the fair
 #                 share, as a fraction of it (0.10, the issue's figure)
+#   drop_tol=X    incast both: instead of no overflow drop with DCQCN on,
+#                 at most X times the overflow drops of the DCQCN-off run
+#                 (unset: none allowed)
 #   tol=X         mark: allowed |measured / model - 1| of the share (0.25:
 #                 a TCG sender paced at 40 Mb/s delivers 83-85 % of Rc
 #                 under load, and a 10 s run is noisy; measured 0.81-0.82
@@ -66,7 +69,7 @@ TOOL_TIMEOUT=${TOOL_TIMEOUT:-60}
 TRACE=/sys/kernel/tracing
 port=18600
 
-dur='' join=5 rate=16mbit tclass='' nocc='' incast_modes='' marks=() model='' tol=0.25 fair_tol=0.10
+dur='' join=5 rate=16mbit tclass='' nocc='' incast_modes='' marks=() model='' tol=0.25 fair_tol=0.10 drop_tol=''
 cc_set=()
 for opt in "$@"; do
 	case $opt in
@@ -77,6 +80,7 @@ for opt in "$@"; do
 	model=*) model=${opt#model=} ;;
 	tol=*) tol=${opt#tol=} ;;
 	fair_tol=*) fair_tol=${opt#fair_tol=} ;;
+	drop_tol=*) drop_tol=${opt#drop_tol=} ;;
 	nocc) nocc=1 ;;
 	on|off|both) incast_modes=$opt ;;
 	*=*) cc_set+=("$opt") ;;
@@ -722,8 +726,12 @@ incast_run() {
 		# the first; the second would be a packet sroce sent Not-ECT:
 		# one such drop per mode appears in some 20 s runs and is not
 		# explained yet, so it is reported (result, note), not asserted.
-		cc_check "$tag: no drop for lack of room at the bottleneck (RED pdrop $pdrop, dropped $(kv dropped "$line"), early $early)" \
-			test "$pdrop" -eq 0 -a "$(kv dropped "$line")" -eq "$early"
+		if [ -z "$drop_tol" ]; then
+			cc_check "$tag: no drop for lack of room at the bottleneck (RED pdrop $pdrop, dropped $(kv dropped "$line"), early $early)" \
+				test "$pdrop" -eq 0 -a "$(kv dropped "$line")" -eq "$early"
+		else
+			echo "# note: $tag: RED dropped $pdrop packet(s) for lack of room (judged against DCQCN off)"
+		fi
 		[ "$early" -eq 0 ] || echo "# note: $tag: RED dropped $early Not-ECT packet(s) (early)"
 	else
 		cc_check "$tag: DCQCN off: no CNP sent" test "$cnp" -eq 0
@@ -747,6 +755,10 @@ if [ "$scenario" = incast ]; then
 		cc_check "incast: DCQCN keeps the mean queue below half of that without it ($(kv backlog_mean "$on") vs $(kv backlog_mean "$off") B)" \
 			awk -v a="$(kv backlog_mean "$on")" -v b="$(kv backlog_mean "$off")" \
 			'BEGIN { exit !(a < b / 2) }'
+		[ -z "$drop_tol" ] ||
+			cc_check "incast: DCQCN cuts overflow drops to at most $drop_tol of those without it ($(kv red_pdrop "$on") vs $(kv red_pdrop "$off"))" \
+				awk -v a="$(kv red_pdrop "$on")" -v b="$(kv red_pdrop "$off")" -v t="$drop_tol" \
+				'BEGIN { exit !(b > 0 && a <= b * t) }'
 	fi
 fi
 
