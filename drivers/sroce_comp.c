@@ -15,9 +15,9 @@
  * reissued for what is missing (9.7.5.1.3).
  *
  * The retransmit timer (9.7.6.1.3) runs while PSNs are outstanding and is
- * restarted by progress; each expiry or sequence-error NAK costs one of
- * retry_cnt, each RNR NAK one of rnr_retry (7: infinite), both reloaded by
- * progress. An expiry is acted on by the requester's work item, after the
+ * restarted by progress; each expiry costs one of retry_cnt (restarts the
+ * peer asks for do not), each RNR NAK one of rnr_retry (7: infinite), both
+ * reloaded by progress. An expiry is acted on by the requester's work item, after the
  * receive path had its turn, and resends one packet only until the peer
  * answers (see sroce_comp_retry_timer()). Send CQEs are posted under
  * req.lock, in SQ order.
@@ -177,26 +177,32 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 }
 
 /*
- * Retransmit from @psn (go-back-N), spending one of retry_cnt; a second
- * NAK for the same PSN before any progress is the same loss reported
- * again and is ignored. Caller holds req.lock.
+ * Retransmit from @psn (go-back-N). Only a retransmit timeout (@timeout)
+ * spends one of retry_cnt (IBTA 9.7.6.1.3): a restart the peer asked for
+ * with a sequence error NAK, or one that a gap in READ responses or an
+ * ACK passing a READ calls for, answers a peer that is alive, and under
+ * loss such restarts come many per timeout. A second such restart for the
+ * same PSN before any progress is the same loss reported again and is
+ * ignored. Caller holds req.lock.
  */
-static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool nak,
+static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 			     struct sroce_comp_out *out)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (nak && req->nak_valid && req->nak_psn == psn)
+	if (!timeout && req->nak_valid && req->nak_psn == psn)
 		return;
-	if (!req->retry_left) {
-		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
-				  SROCE_CNT_RETRY_EXCEEDED);
-		sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, out);
-		return;
+	if (timeout) {
+		if (!req->retry_left) {
+			sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+					  SROCE_CNT_RETRY_EXCEEDED);
+			sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, out);
+			return;
+		}
+		req->retry_left--;
 	}
-	req->retry_left--;
 	req->nak_psn = psn;
-	req->nak_valid = nak;
+	req->nak_valid = !timeout;
 	req->expired = false;
 	req->probe = false;
 	sroce_req_seek(qp, psn);
@@ -252,7 +258,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, bool resp,
 		out->kick = true;
 	}
 	if (lost)
-		sroce_comp_retry(qp, una, true, out);
+		sroce_comp_retry(qp, una, false, out);
 	/* The requester may be held at a WQE that failed locally. */
 	else if (sroce_comp_local_error(qp))
 		out->error = true;
@@ -315,7 +321,7 @@ static void sroce_comp_acknowledge(struct sroce_qp *qp,
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_SEQ_ERR);
 		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
 		if (!qp->req.stopped && qp->req.una == psn)
-			sroce_comp_retry(qp, psn, true, out);
+			sroce_comp_retry(qp, psn, false, out);
 		break;
 	case SROCE_AETH_FATAL:
 		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
@@ -354,7 +360,7 @@ static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
 		return wqe;
 	/* Responses were lost: ask again for the rest (9.7.5.1.3). */
 	if (sroce_psn_gt(psn, expect))
-		sroce_comp_retry(qp, expect, true, out);
+		sroce_comp_retry(qp, expect, false, out);
 	return NULL;
 }
 
@@ -596,7 +602,7 @@ bool sroce_comp_expired(struct sroce_qp *qp)
 		return false;
 	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
 			  SROCE_CNT_COMP_RETRY);
-	sroce_comp_retry(qp, req->una, false, &out);
+	sroce_comp_retry(qp, req->una, true, &out);
 	/* Go back one packet first; its ACK reopens the window. */
 	if (!out.error)
 		req->probe = true;
