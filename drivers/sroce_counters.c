@@ -30,6 +30,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_RETRY_EXCEEDED].name = "retry_exceeded_err",
 	[SROCE_CNT_RNR_RETRY_EXCEEDED].name = "retry_rnr_exceeded_err",
 	[SROCE_CNT_COMP_DROPPED].name = "comp_dropped_pkts",
+	[SROCE_CNT_XMIT_REFUSED].name = "xmit_refused_pkts",
+	[SROCE_CNT_XMIT_GAVE_UP].name = "xmit_backoff_drops",
 	/*
 	 * mlx5's congestion counters (cong_cnts[]). A CNP that reaches a QP
 	 * is counted once, as handled or ignored (ignored: inside the

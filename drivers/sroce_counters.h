@@ -33,6 +33,8 @@ enum sroce_counter {
 	SROCE_CNT_RETRY_EXCEEDED,
 	SROCE_CNT_RNR_RETRY_EXCEEDED,
 	SROCE_CNT_COMP_DROPPED,
+	SROCE_CNT_XMIT_REFUSED,		/* the local stack refused: a loss */
+	SROCE_CNT_XMIT_GAVE_UP,		/* back-pressure outlasted the back-off */
 	/* ECN and DCQCN, under mlx5's names (drivers/infiniband/hw/mlx5/counters.c). */
 	SROCE_CNT_NP_ECN_MARKED,	/* CE-marked RoCE packets received */
 	SROCE_CNT_NP_CNP_SENT,		/* CNPs sent */

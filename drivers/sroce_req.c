@@ -565,11 +565,30 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 	return SROCE_REQ_MORE;
 }
 
+bool sroce_req_pushed_back(struct sroce_qp *qp, int err)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (err != -ENOBUFS) {
+		req->xmit_tries = 0;
+		return false;
+	}
+	req->backoff = sroce_xmit_backoff(&req->xmit_tries);
+	if (req->backoff)
+		return true;
+	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+			  SROCE_CNT_XMIT_GAVE_UP);
+	return false;
+}
+
 /*
  * Transmit what sroce_req_fill() built. Stops at the first packet the host
  * could not queue and rewinds to it: a local drop is back-pressure, not
  * loss, and must not wait for the retransmit timer (rdma_rxe's READ
  * throughput collapse). Packets built before a rewind are stale: dropped.
+ * A packet pushed back SROCE_XMIT_BACKOFF_TRIES times in a row, and one
+ * the stack refused outright, are losses: sending goes on, and the
+ * retransmit timer resends them.
  */
 static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 					    struct sk_buff_head *list, u32 gen)
@@ -588,7 +607,7 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 			continue;
 		}
 		psn = sroce_req_cb(skb)->psn;
-		if (sroce_xmit(qp, skb) != -ENOBUFS) {
+		if (!sroce_req_pushed_back(qp, sroce_xmit(qp, skb))) {
 			sent = true;
 			sent_psn = psn;
 			continue;
@@ -622,14 +641,18 @@ static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
 		return SROCE_REQ_IDLE;
 	}
 	if (sroce_ud_qp(qp)) {
-		int ret = sroce_ud_send(qp);
+		int ret;
 
+		req->backoff = 1;
+		ret = sroce_ud_send(qp);
 		if (ret < 0)
 			return SROCE_REQ_BACKOFF;
 		return ret ? SROCE_REQ_MORE : SROCE_REQ_IDLE;
 	}
 
 	__skb_queue_head_init(&list);
+	/* No memory for a packet: try again a jiffy later. */
+	req->backoff = 1;
 	spin_lock_bh(&req->lock);
 	if (req->expired)
 		error = sroce_comp_expired(qp);
@@ -676,7 +699,7 @@ void sroce_req_run(struct sroce_qp *qp)
 
 		if (res == SROCE_REQ_BACKOFF) {
 			/* Let the qdisc drain; an ACK may kick us sooner. */
-			sroce_req_defer(qp, 1);
+			sroce_req_defer(qp, req->backoff);
 			return;
 		}
 		if (res == SROCE_REQ_MORE) {

@@ -57,6 +57,9 @@ struct sroce_req {
 	/* lock protects everything below and the WQEs' progress. */
 	spinlock_t lock;
 	unsigned long flags;	/* SROCE_REQ_*: atomic bit operations */
+	/* Owned by the runner (SROCE_REQ_RUNNING), as the lock is not held. */
+	u8 xmit_tries;		/* sroce_xmit_backoff() */
+	unsigned long backoff;	/* jiffies to wait after SROCE_REQ_BACKOFF */
 
 	u32 psn;		/* next PSN to send */
 	u32 psn_high;		/* one past the highest PSN ever sent */
@@ -150,6 +153,14 @@ bool sroce_comp_local_ops(struct sroce_qp *qp);
  * since. Caller holds req.lock; true means the QP must go to ERR.
  */
 bool sroce_comp_expired(struct sroce_qp *qp);
+
+/*
+ * sroce_req_pushed_back() - after sroce_xmit() returned @err for one of
+ * the requester's packets: true when the runner should wait req.backoff
+ * jiffies and send that packet again (back-pressure); false when it left
+ * or counts as lost (refused, or pushed back too often). Runner only.
+ */
+bool sroce_req_pushed_back(struct sroce_qp *qp, int err);
 
 /* sroce_req.c, for sroce_comp.c. Caller holds req.lock. */
 /* Resume sending at @psn: a retransmission, or skipping acknowledged PSNs. */

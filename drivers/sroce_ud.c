@@ -276,7 +276,7 @@ int sroce_ud_send(struct sroce_qp *qp)
 		spin_unlock_bh(&req->lock);
 
 		/* The local stack pushing back is not a loss: send again. */
-		if (skb && sroce_xmit_av(qp, &av, skb) == -ENOBUFS)
+		if (skb && sroce_req_pushed_back(qp, sroce_xmit_av(qp, &av, skb)))
 			return -ENOBUFS;
 
 		ok = true;

@@ -362,8 +362,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		err = ip6_local_out(net, NULL, skb);
 	else
 		err = ip_local_out(net, NULL, skb);
-	/* NET_XMIT_CN still queued the packet; anything else did not. */
-	return net_xmit_eval(err) ? -ENOBUFS : 0;
+	return sroce_xmit_result(&sdev->counters, err);
 }
 
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)

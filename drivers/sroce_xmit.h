@@ -8,7 +8,10 @@
 #ifndef _SROCE_XMIT_H
 #define _SROCE_XMIT_H
 
+#include <linux/netdevice.h>
 #include <linux/types.h>
+
+#include "sroce_counters.h"
 
 struct sk_buff;
 struct sroce_av;
@@ -36,10 +39,49 @@ int sroce_xmit_av(struct sroce_qp *qp, const struct sroce_av *av,
 
 /*
  * sroce_xmit() - add UDP and IP headers and the ICRC and send. Consumes
- * @skb. Returns 0, or -ENOBUFS when the local stack dropped it (qdisc
- * full): callers treat that as back-pressure and retry, never as loss.
+ * @skb. Returns 0 when the packet left; -ENOBUFS when the local stack had
+ * no room for it (a qdisc full, no memory): back-pressure, to be tried
+ * again after sroce_xmit_backoff(); any other error when the stack
+ * refused it (no route, a netfilter drop, the device down): a loss, which
+ * retrying at once would not cure, counted in xmit_refused_pkts.
  */
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb);
+
+/*
+ * sroce_xmit_result() - what sroce_xmit() makes of ip_local_out()'s @err.
+ * NET_XMIT_CN queued the packet (or dropped it for congestion, as RED
+ * does, which ECN and the retransmit timer answer); NET_XMIT_DROP and
+ * -ENOBUFS are a full queue or no memory; the rest is a refusal.
+ */
+static inline int sroce_xmit_result(struct sroce_counters *cnt, int err)
+{
+	if (err == NET_XMIT_SUCCESS || err == NET_XMIT_CN)
+		return 0;
+	if (err == NET_XMIT_DROP || err == -ENOBUFS)
+		return -ENOBUFS;
+	sroce_counter_inc(cnt, SROCE_CNT_XMIT_REFUSED);
+	return err < 0 ? err : -EPERM;
+}
+
+/* Tries, 1, 2, 4 ... jiffies apart, before a packet counts as lost. */
+#define SROCE_XMIT_BACKOFF_TRIES	8
+
+/*
+ * sroce_xmit_backoff() - the local stack pushed back on a packet again
+ * (-ENOBUFS): how many jiffies to wait before trying it once more, or 0
+ * when *@tries refusals in a row say it is lost (then *@tries restarts).
+ * A stack that never drains thus costs a sender about a second per
+ * packet, and the retransmit timer and retry_cnt bound what follows,
+ * never a retry every jiffy for ever. Reset *@tries when a packet leaves.
+ */
+static inline unsigned long sroce_xmit_backoff(u8 *tries)
+{
+	if (*tries >= SROCE_XMIT_BACKOFF_TRIES) {
+		*tries = 0;
+		return 0;
+	}
+	return 1UL << (*tries)++;
+}
 
 /*
  * sroce_xmit_cnp() - send a CNP built in an skb from sroce_xmit_alloc()
