@@ -251,7 +251,7 @@ u64 sroce_mr_map_addr(const struct sroce_mr_map *map, u64 mr_iova, u64 iova,
 	u64 in = off & (block - 1);
 
 	*room = min_t(u64, block - in, U32_MAX);
-	/* Only a registration racing a stale access gets here: stop it. */
+	/* Checked accesses never get here: a guard, the list is not trusted. */
 	if ((off >> map->page_shift) >= map->npages)
 		return 0;
 	return map->pages[off >> map->page_shift] + in;
@@ -332,7 +332,11 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	mr->dying = true;
 	spin_unlock_bh(&mr->lock);
 
-	/* No new lookups; then wait for the copies in flight. */
+	/*
+	 * No new lookups; then wait for the accesses in flight. Each holds
+	 * its reference for one packet's copy at most, so whatever a peer
+	 * does, this wait is short.
+	 */
 	sroce_mr_index_free(sdev, mr->index);
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
@@ -353,53 +357,17 @@ bool sroce_mr_tryget(struct sroce_mr *mr)
 	return refcount_inc_not_zero(&mr->ref);
 }
 
-/* The checks of a lookup; @mr is referenced. */
-static bool sroce_mr_usable(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
-			    bool remote, int access, u64 iova, u64 len)
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key)
 {
-	bool ok;
-
-	if (mr->ibmr.pd != pd)
-		return false;
-	if (mr->type != SROCE_MR_FAST)
-		return (remote ? mr->rkey : mr->lkey) == key &&
-		       sroce_mr_check_access(mr->access, access) &&
-		       sroce_mr_check_range(mr->iova, mr->length, iova, len);
-
-	spin_lock_bh(&mr->lock);
-	ok = mr->valid && mr->lkey == key &&
-	     (!remote || mr->access & SROCE_MR_REMOTE_ACCESS) &&
-	     sroce_mr_check_access(mr->access, access) &&
-	     sroce_mr_check_range(mr->iova, mr->length, iova, len);
-	spin_unlock_bh(&mr->lock);
-	return ok;
-}
-
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
-			      u32 key, bool remote, int access, u64 iova,
-			      u64 len)
-{
-	struct sroce_mr *mr;
+	struct sroce_mr *mr = NULL;
 	void *entry;
 
 	rcu_read_lock();
 	entry = xa_load(&sdev->mrs, key >> 8);
 	/* A window's key is no MR key. */
-	if (!entry || xa_pointer_tag(entry)) {
-		rcu_read_unlock();
-		return NULL;
-	}
-	mr = entry;
-	if (!refcount_inc_not_zero(&mr->ref)) {
-		rcu_read_unlock();
-		return NULL;
-	}
+	if (entry && !xa_pointer_tag(entry) && sroce_mr_tryget(entry))
+		mr = entry;
 	rcu_read_unlock();
-
-	if (!sroce_mr_usable(mr, pd, key, remote, access, iova, len)) {
-		sroce_mr_put(mr);
-		return NULL;
-	}
 	return mr;
 }
 
@@ -409,63 +377,132 @@ void sroce_mr_put(struct sroce_mr *mr)
 		complete(&mr->released);
 }
 
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   enum sroce_copy_dir dir)
+/*
+ * The checks of an access. A FAST MR's state is read under mr->lock; the
+ * other types never change it after registration. Only a FAST MR can be
+ * invalid; its rkey equals its lkey and remote use needs a remote right.
+ */
+static bool sroce_mr_allows(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+			    bool remote, int access, u64 iova, u64 len)
 {
-	u64 off;
+	return mr->valid && mr->ibmr.pd == pd &&
+	       (remote ? mr->rkey : mr->lkey) == key &&
+	       (!remote || mr->access & SROCE_MR_REMOTE_ACCESS) &&
+	       sroce_mr_check_access(mr->access, access) &&
+	       sroce_mr_check_range(mr->iova, mr->length, iova, len);
+}
 
-	if (mr->type == SROCE_MR_FAST) {
-		while (len) {
-			u32 room;
-			void *va = (void *)(uintptr_t)
-				sroce_mr_map_addr(&mr->map, mr->iova, iova,
-						  &room);
-			u32 n = min(len, room);
+/*
+ * The kernel virtual address of @iova in @mr and in *@room the bytes that
+ * follow it contiguously, or NULL when nothing maps it (a page list or
+ * page array shorter than the checked range: never trusted).
+ */
+static void *sroce_mr_va(struct sroce_mr *mr, u64 iova, u32 *room,
+			 struct page **page)
+{
+	u64 off, idx;
 
-			if (!va)
-				return;
-			if (dir == SROCE_TO_MR)
-				memcpy(va, buf, n);
-			else
-				memcpy(buf, va, n);
-			buf += n;
-			iova += n;
-			len -= n;
-		}
-		return;
+	*page = NULL;
+	switch (mr->type) {
+	case SROCE_MR_DMA:
+		*room = U32_MAX;
+		return (void *)(uintptr_t)iova;
+	case SROCE_MR_FAST:
+		return (void *)(uintptr_t)sroce_mr_map_addr(&mr->map, mr->iova,
+							    iova, room);
+	default:
+		off = iova - mr->iova + mr->first_offset;
+		idx = off >> PAGE_SHIFT;
+		if (idx >= mr->npages)
+			return NULL;
+		*room = PAGE_SIZE - (off & ~PAGE_MASK);
+		*page = mr->pages[idx];
+		return kmap_local_page(*page) + (off & ~PAGE_MASK);
 	}
+}
 
-	if (mr->type == SROCE_MR_DMA) {
-		void *va = (void *)(uintptr_t)iova;
-
-		if (dir == SROCE_TO_MR)
-			memcpy(va, buf, len);
-		else
-			memcpy(buf, va, len);
-		return;
-	}
-
-	off = iova - mr->iova + mr->first_offset;
+/* Copy @len bytes between @buf and @mr at @iova; -EACCES on a hole. */
+static int sroce_mr_move(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+			 bool to_mr)
+{
 	while (len) {
-		u64 idx = off >> PAGE_SHIFT;
-		u32 pg_off = off & ~PAGE_MASK;
-		u32 n = min_t(u32, len, PAGE_SIZE - pg_off);
+		struct page *page;
+		u32 room, n;
 		void *va;
 
-		/* sroce_mr_get() checked the range; this only guards bugs. */
-		if (WARN_ON_ONCE(idx >= mr->npages))
-			return;
-		va = kmap_local_page(mr->pages[idx]);
-		if (dir == SROCE_TO_MR)
-			memcpy(va + pg_off, buf, n);
+		va = sroce_mr_va(mr, iova, &room, &page);
+		if (!va)
+			return -EACCES;
+		n = min(len, room);
+		if (to_mr)
+			memcpy(va, buf, n);
 		else
-			memcpy(buf, va + pg_off, n);
-		kunmap_local(va);
-
+			memcpy(buf, va, n);
+		if (page)
+			kunmap_local(va);
 		buf += n;
-		off += n;
+		iova += n;
 		len -= n;
 	}
+	return 0;
+}
+
+/*
+ * IB_ATOMIC_HCA semantics (IBTA 10.7.2.2): atomic with respect to other
+ * sroce atomics, under sroce_mr_atomic_lock. Through sroce_mr_move(): the
+ * aligned iova may still sit across two pages of a user mapping.
+ */
+static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
+			   struct sroce_mr_op *op)
+{
+	u64 val;
+	int err;
+
+	spin_lock_bh(&sroce_mr_atomic_lock);
+	err = sroce_mr_move(mr, iova, &val, sizeof(val), false);
+	if (!err) {
+		op->orig = val;
+		if (op->kind == SROCE_MR_OP_FETCH_ADD)
+			val += op->swap_add;	/* modulo 2^64 (IBTA 9.4.5) */
+		else if (val == op->compare)
+			val = op->swap_add;
+		if (val != op->orig)
+			err = sroce_mr_move(mr, iova, &val, sizeof(val), true);
+	}
+	spin_unlock_bh(&sroce_mr_atomic_lock);
+	return err;
+}
+
+int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
+{
+	switch (op->kind) {
+	case SROCE_MR_OP_CHECK:
+		return 0;
+	case SROCE_MR_OP_TO:
+	case SROCE_MR_OP_FROM:
+		return sroce_mr_move(mr, iova, op->buf, op->len,
+				     op->kind == SROCE_MR_OP_TO);
+	default:
+		return sroce_mr_atomic(mr, iova, op);
+	}
+}
+
+int sroce_mr_access(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+		    bool remote, int access, u64 iova, struct sroce_mr_op *op)
+{
+	int err = -EACCES;
+
+	if (mr->type != SROCE_MR_FAST) {
+		if (sroce_mr_allows(mr, pd, key, remote, access, iova, op->len))
+			err = sroce_mr_run(mr, iova, op);
+		return err;
+	}
+
+	spin_lock_bh(&mr->lock);
+	if (sroce_mr_allows(mr, pd, key, remote, access, iova, op->len))
+		err = sroce_mr_run(mr, iova, op);
+	spin_unlock_bh(&mr->lock);
+	return err;
 }
 
 void sroce_sge_cursor_init(struct sroce_sge_cursor *c, const struct ib_sge *sge,
@@ -484,10 +521,15 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 	struct sroce_sge_cursor start = *c;
 
 	while (len) {
+		struct sroce_mr_op op = {
+			.kind = dir == SROCE_TO_MR ? SROCE_MR_OP_TO :
+						     SROCE_MR_OP_FROM,
+			.buf = buf,
+		};
 		const struct ib_sge *sge;
 		struct sroce_mr *mr;
+		int err = -EACCES;
 		u64 addr;
-		u32 n;
 
 		if (c->cur >= c->num_sge) {
 			*c = start;
@@ -499,46 +541,24 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 			c->offset = 0;
 			continue;
 		}
-		n = min(len, sge->length - c->offset);
+		op.len = min(len, sge->length - c->offset);
 		addr = sge->addr + c->offset;
 
-		mr = sroce_mr_get(sdev, pd, sge->lkey, false, access, addr, n);
-		if (!mr) {
+		mr = sroce_mr_lookup(sdev, sge->lkey);
+		if (mr) {
+			err = sroce_mr_access(mr, pd, sge->lkey, false, access,
+					      addr, &op);
+			sroce_mr_put(mr);
+		}
+		if (err) {
 			*c = start;
 			return -EFAULT;
 		}
-		sroce_mr_copy(mr, addr, buf, n, dir);
-		sroce_mr_put(mr);
-
-		buf += n;
-		len -= n;
-		c->offset += n;
+		buf += op.len;
+		len -= op.len;
+		c->offset += op.len;
 	}
 	return 0;
-}
-
-void sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
-		     u64 compare, u64 swap_add, u64 *orig)
-{
-	unsigned long flags;
-	u64 val;
-
-	/*
-	 * Through sroce_mr_copy(): correct even when the user mapping puts the
-	 * aligned iova at an unaligned address or across a page boundary.
-	 */
-	spin_lock_irqsave(&sroce_mr_atomic_lock, flags);
-	sroce_mr_copy(mr, iova, &val, sizeof(val), SROCE_FROM_MR);
-	*orig = val;
-	if (cmp_swap) {
-		if (val == compare)
-			sroce_mr_copy(mr, iova, &swap_add, sizeof(swap_add),
-				      SROCE_TO_MR);
-	} else {
-		val += swap_add;
-		sroce_mr_copy(mr, iova, &val, sizeof(val), SROCE_TO_MR);
-	}
-	spin_unlock_irqrestore(&sroce_mr_atomic_lock, flags);
 }
 
 int sroce_mr_init(struct sroce_dev *sdev)

@@ -72,7 +72,10 @@ struct sroce_mr {
 	struct sroce_mr_map next_map;
 	u32 max_pages;
 
-	/* Lookups hold a reference; dereg waits for the last one. */
+	/*
+	 * Lookups hold a reference for one access (never across packets);
+	 * dereg waits for the last one, so its wait is bounded.
+	 */
 	refcount_t ref;
 	struct completion released;
 	/* Lookups run under RCU: free only after a grace period. */
@@ -108,20 +111,54 @@ static inline bool sroce_mr_check_access(int mr_access, int want)
 }
 
 /*
- * sroce_mr_get() - look up an MR by lkey (@remote false) or rkey (@remote
- * true) and check it: same PD, the MR grants @access (IB_ACCESS_* bits;
- * 0 for local reads), and [@iova, @iova + @len) lies inside it. Returns the
- * MR with a reference (sroce_mr_put()), or NULL.
- * Context: any; does not sleep.
+ * One data movement at an address that sroce_mr_access() or the window
+ * code has checked: a copy between @buf and the memory, an atomic, or
+ * nothing (a check of the range alone).
  */
-struct sroce_mr *sroce_mr_get(struct sroce_dev *sdev, struct ib_pd *pd,
-			      u32 key, bool remote, int access, u64 iova,
-			      u64 len);
+enum sroce_mr_op_kind {
+	SROCE_MR_OP_CHECK,	/* check [iova, iova + len) only */
+	SROCE_MR_OP_TO,		/* @buf -> memory (scatter) */
+	SROCE_MR_OP_FROM,	/* memory -> @buf (gather) */
+	SROCE_MR_OP_CMP_SWAP,	/* 64 bits at an 8-byte aligned iova */
+	SROCE_MR_OP_FETCH_ADD,
+};
+
+struct sroce_mr_op {
+	enum sroce_mr_op_kind kind;
+	void *buf;		/* TO, FROM */
+	u32 len;		/* bytes checked (and moved); 8 for atomics */
+	u64 compare;		/* CMP_SWAP */
+	u64 swap_add;		/* CMP_SWAP: the new value; FETCH_ADD: addend */
+	u64 orig;		/* atomics: the value found */
+};
+
+/*
+ * sroce_mr_lookup() - the MR that @key's index names, with a lookup
+ * reference (sroce_mr_put()), or NULL. Nothing is checked yet: every use
+ * goes through sroce_mr_access(). Context: any; does not sleep.
+ */
+struct sroce_mr *sroce_mr_lookup(struct sroce_dev *sdev, u32 key);
 void sroce_mr_put(struct sroce_mr *mr);
 
-/* Copy @len bytes between @buf and the MR at @iova (already checked). */
-void sroce_mr_copy(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
-		   enum sroce_copy_dir dir);
+/*
+ * sroce_mr_access() - check @key against @mr as it is now (its lkey, or
+ * its rkey when @remote; valid; in @pd; granting the IB_ACCESS_* rights
+ * @access, 0 for a local read; [@iova, @iova + @op->len) inside it) and
+ * run @op there, as one step: a FAST MR stays under mr->lock from the
+ * check to the last byte, so an invalidation or a new registration comes
+ * wholly before the access (which then fails) or after it.
+ * Returns 0, or -EACCES with nothing moved.
+ * Context: any but hard IRQ; does not sleep.
+ */
+int sroce_mr_access(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+		    bool remote, int access, u64 iova, struct sroce_mr_op *op);
+
+/*
+ * sroce_mr_run() - run @op at @iova of @mr; the caller checked the access
+ * and keeps the registration from changing meanwhile (a bound window pins
+ * it). Returns 0, or -EACCES if the page list does not cover the range.
+ */
+int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op);
 
 /*
  * A position in an SGE list, for messages that span many packets. The
@@ -146,15 +183,6 @@ void sroce_sge_cursor_init(struct sroce_sge_cursor *c, const struct ib_sge *sge,
 int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   struct sroce_sge_cursor *c, void *buf, u32 len, int access,
 		   enum sroce_copy_dir dir);
-
-/*
- * sroce_mr_atomic() - 64-bit compare-and-swap (IB_WR_ATOMIC_CMP_AND_SWP) or
- * fetch-and-add at @iova, atomically with respect to other sroce atomics;
- * returns the original value in @orig. @iova must be 8-byte aligned (the
- * caller NAKs otherwise).
- */
-void sroce_mr_atomic(struct sroce_mr *mr, u64 iova, bool cmp_swap,
-		     u64 compare, u64 swap_add, u64 *orig);
 
 /*
  * sroce_mr_index_alloc() - reserve an index in sdev->mrs (counted against

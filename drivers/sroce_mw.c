@@ -263,34 +263,39 @@ int sroce_invalidate_key(struct sroce_qp *qp, u32 key, bool remote)
 	return err;
 }
 
-struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, int access,
-				u64 va, u64 len)
+int sroce_rkey_access(struct sroce_qp *qp, u32 rkey, int access, u64 va,
+		      struct sroce_mr_op *op)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_mr *mr;
 	struct sroce_mw *mw;
-	bool ok;
+	int err = -EACCES;
 
 	if (!sroce_key_find(sdev, rkey, &mr, &mw))
-		return NULL;
+		return -EACCES;
 	if (mr) {
-		/* An MR: the full checks, as for any lookup. */
+		err = sroce_mr_access(mr, qp->ibqp.pd, rkey, true, access, va,
+				      op);
 		sroce_mr_put(mr);
-		return sroce_mr_get(sdev, qp->ibqp.pd, rkey, true, access, va,
-				    len);
+		return err;
 	}
 
+	/*
+	 * A window: checked and used under mw->lock, so that an invalidation,
+	 * a new bind or dealloc comes wholly before or after this access. A
+	 * bound window pins its region (num_mw): it can be neither
+	 * deregistered nor invalidated and re-registered meanwhile.
+	 */
 	spin_lock_bh(&mw->lock);
-	ok = mw->valid && mw->mr && mw->rkey == rkey &&
-	     mw->ibmw.pd == qp->ibqp.pd &&
-	     (mw->ibmw.type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
-	     sroce_mr_check_access(mw->access, access) &&
-	     sroce_mr_check_range(mw->addr, mw->length, va, len);
-	/* Bound windows pin their MR's registration (num_mw). */
-	mr = ok && sroce_mr_tryget(mw->mr) ? mw->mr : NULL;
+	if (mw->valid && mw->mr && mw->rkey == rkey &&
+	    mw->ibmw.pd == qp->ibqp.pd &&
+	    (mw->ibmw.type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
+	    sroce_mr_check_access(mw->access, access) &&
+	    sroce_mr_check_range(mw->addr, mw->length, va, op->len))
+		err = sroce_mr_run(mw->mr, va, op);
 	spin_unlock_bh(&mw->lock);
 	sroce_mw_put(mw);
-	return mr;
+	return err;
 }
 
 int sroce_mw_post_reg(struct sroce_qp *qp, const struct ib_reg_wr *wr,

@@ -77,14 +77,16 @@ enum ib_wc_status sroce_mw_bind_check(enum ib_mw_type type, bool valid,
 				      u64 mr_iova, u64 mr_len);
 
 /*
- * sroce_rkey_get() - resolve an R_Key of a request on @qp: an MR of the
- * QP's PD granting @access over [@va, @va + @len), or a valid window of
- * that PD (type 2B: bound to @qp) that does, onto its region. Returns the
- * region with a lookup reference (sroce_mr_put()), or NULL.
- * Context: any; does not sleep.
+ * sroce_rkey_access() - one access of a request packet on @qp through the
+ * R_Key @rkey: an MR of the QP's PD, or a valid window of that PD (type
+ * 2B: bound to @qp) onto one, granting @access over [@va, @va + op->len);
+ * checked against the key's state at this moment and run in the same step
+ * (sroce_mr_access()). The responder calls it for every packet, so a key
+ * revoked in the middle of a message stops the rest of it.
+ * Returns 0, or -EACCES with nothing moved. Context: BH or process.
  */
-struct sroce_mr *sroce_rkey_get(struct sroce_qp *qp, u32 rkey, int access,
-				u64 va, u64 len);
+int sroce_rkey_access(struct sroce_qp *qp, u32 rkey, int access, u64 va,
+		      struct sroce_mr_op *op);
 
 /*
  * sroce_mw_local_op() - execute IB_WR_REG_MR, IB_WR_LOCAL_INV or

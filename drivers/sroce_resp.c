@@ -219,10 +219,12 @@ bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu)
 }
 
 /*
- * The opcode of the next READ response packet with @resid bytes left. A
- * response that re-executes a READ from a PSN inside it (9.7.5.1.3)
- * continues with MIDDLE and LAST, as rdma_rxe does and its completer
- * expects.
+ * The opcode of the next READ response packet with @resid bytes left.
+ * Every response stream opens with FIRST or ONLY, also one that answers a
+ * READ reissued from a PSN inside an earlier one (9.7.5.1.3): that is a
+ * new request for the rest, and a requester may refuse a stream that
+ * opens with MIDDLE (rdma_rxe's completer takes FIRST or ONLY at the PSN
+ * it asked again from).
  */
 u8 sroce_resp_read_opcode(bool first, u32 resid, u32 mtu)
 {
@@ -358,7 +360,11 @@ static int sroce_resp_send_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 	return sroce_xmit(qp, skb) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
-/* The next packet of a READ response stream; advances it once sent. */
+/*
+ * The next packet of a READ response stream; advances it once sent.
+ * Returns -EACCES, sending nothing, when the R_Key no longer grants the
+ * memory this packet reads.
+ */
 static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 {
 	u8 opcode = sroce_resp_read_opcode(o->first, o->resid, o->mtu);
@@ -377,8 +383,19 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 							     SROCE_HDR_AETH),
 			       sroce_resp_syndrome_ack(), o->msn);
 	pay = hdr + info->hdr_len;
-	if (paylen)
-		sroce_mr_copy(o->mr, o->va, pay, paylen, SROCE_FROM_MR);
+	if (paylen) {
+		struct sroce_mr_op op = {
+			.kind = SROCE_MR_OP_FROM,
+			.buf = pay,
+			.len = paylen,
+		};
+
+		if (sroce_rkey_access(qp, o->rkey, IB_ACCESS_REMOTE_READ,
+				      o->va, &op)) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
+	}
 	memset(pay + paylen, 0, sroce_pkt_pad_bytes(paylen));
 
 	if (sroce_xmit(qp, skb) == -ENOBUFS)
@@ -393,9 +410,24 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 
 static void sroce_resp_out_clear(struct sroce_resp_out *o)
 {
-	if (o->mr)
-		sroce_mr_put(o->mr);
 	memset(o, 0, sizeof(*o));
+}
+
+static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 code,
+			     enum ib_wc_status status, enum sroce_counter cnt);
+
+/*
+ * The R_Key of a READ stream was revoked (or its memory shrank) in the
+ * middle: the stream stops and the requester gets a remote access error
+ * NAK at the PSN it waits for (class C, IBTA 9.9.3.1.3).
+ */
+static void sroce_resp_read_revoked(struct sroce_qp *qp)
+{
+	u32 psn = qp->resp.out.psn;
+
+	sroce_resp_out_clear(&qp->resp.out);
+	sroce_resp_fatal(qp, psn, SROCE_AETH_NAK_REM_ACCESS_ERR,
+			 IB_WC_REM_ACCESS_ERR, SROCE_CNT_RESP_RKEY_VIOLATION);
 }
 
 /*
@@ -441,6 +473,11 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
 			if (*budget <= 0)
 				return -EAGAIN;
 			err = sroce_resp_send_read(qp, o);
+			if (err == -EACCES) {
+				/* The NAK that replaces it goes next. */
+				sroce_resp_read_revoked(qp);
+				return 0;
+			}
 			if (err)
 				return err;
 			(*budget)--;
@@ -551,13 +588,6 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
 	sroce_resp_complete(qp, &wc, true);
 }
 
-static void sroce_resp_put_write(struct sroce_resp *resp)
-{
-	if (resp->wr_mr)
-		sroce_mr_put(resp->wr_mr);
-	resp->wr_mr = NULL;
-}
-
 /* ------------------------------------------------------------------------
  * Executing requests
  */
@@ -586,18 +616,16 @@ static void sroce_resp_queue_nak(struct sroce_resp *resp, u8 syndrome,
  * receive WQE in progress completes with @status, and the QP goes to ERR
  * once the NAK is out.
  */
-static void sroce_resp_fatal(struct sroce_qp *qp, const struct sroce_pkt *pkt,
-			     u8 code, enum ib_wc_status status,
-			     enum sroce_counter cnt)
+static void sroce_resp_fatal(struct sroce_qp *qp, u32 psn, u8 code,
+			     enum ib_wc_status status, enum sroce_counter cnt)
 {
 	struct sroce_resp *resp = &qp->resp;
 
 	sroce_counter_inc(sroce_resp_cnt(qp), cnt);
 	if (resp->have_wqe)
 		sroce_resp_complete_err(qp, status);
-	sroce_resp_put_write(resp);
 	resp->msg = SROCE_RESP_MSG_NONE;
-	sroce_resp_queue_nak(resp, sroce_resp_syndrome_nak(code), pkt->psn);
+	sroce_resp_queue_nak(resp, sroce_resp_syndrome_nak(code), psn);
 	resp->fatal = true;
 	resp->error_pending = true;
 }
@@ -608,7 +636,6 @@ static void sroce_resp_fatal(struct sroce_qp *qp, const struct sroce_pkt *pkt,
  */
 static void sroce_resp_uc_abandon(struct sroce_qp *qp)
 {
-	sroce_resp_put_write(&qp->resp);
 	qp->resp.msg = SROCE_RESP_MSG_NONE;
 }
 
@@ -633,7 +660,7 @@ static void sroce_resp_invalid(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_INVALID_REQ);
 		return;
 	}
-	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_INVALID_REQ,
+	sroce_resp_fatal(qp, pkt->psn, SROCE_AETH_NAK_INVALID_REQ,
 			 IB_WC_REM_INV_REQ_ERR, SROCE_CNT_RESP_INVALID_REQ);
 }
 
@@ -644,7 +671,7 @@ static void sroce_resp_access_err(struct sroce_qp *qp,
 		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_RKEY_VIOLATION);
 		return;
 	}
-	sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_ACCESS_ERR,
+	sroce_resp_fatal(qp, pkt->psn, SROCE_AETH_NAK_REM_ACCESS_ERR,
 			 IB_WC_REM_ACCESS_ERR, SROCE_CNT_RESP_RKEY_VIOLATION);
 }
 
@@ -684,7 +711,7 @@ static bool sroce_resp_get_wqe(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	if (err) {
 		/* A malformed WQE is the responder's local QP error (class A). */
 		resp->have_wqe = true;
-		sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_OP_ERR,
+		sroce_resp_fatal(qp, pkt->psn, SROCE_AETH_NAK_REM_OP_ERR,
 				 IB_WC_LOC_QP_OP_ERR, SROCE_CNT_RESP_REM_OP_ERR);
 		return false;
 	}
@@ -695,6 +722,15 @@ static bool sroce_resp_get_wqe(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	return true;
 }
 
+/* Does @rkey grant @access over [@va, @va + @len) at this moment? */
+static bool sroce_resp_rkey_ok(struct sroce_qp *qp, u32 rkey, int access,
+			       u64 va, u32 len)
+{
+	struct sroce_mr_op op = { .kind = SROCE_MR_OP_CHECK, .len = len };
+
+	return !sroce_rkey_access(qp, rkey, access, va, &op);
+}
+
 /* Accept an executed packet: advance ePSN, count messages, ACK. */
 static void sroce_resp_done(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
@@ -702,6 +738,7 @@ static void sroce_resp_done(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 	u16 opflags = pkt->info->flags;
 
 	resp->psn = sroce_psn_add(pkt->psn, 1);
+	resp->ack_last = pkt->psn;
 	if (opflags & SROCE_OPF_LAST)
 		resp->msn++;
 	/*
@@ -733,12 +770,12 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 			     pkt->paylen, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 	if (err == -EINVAL) {
 		/* The message does not fit the WQE (C10-98?: local length). */
-		sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_INVALID_REQ,
+		sroce_resp_fatal(qp, pkt->psn, SROCE_AETH_NAK_INVALID_REQ,
 				 IB_WC_LOC_LEN_ERR, SROCE_CNT_RESP_INVALID_REQ);
 		return;
 	}
 	if (err) {
-		sroce_resp_fatal(qp, pkt, SROCE_AETH_NAK_REM_OP_ERR,
+		sroce_resp_fatal(qp, pkt->psn, SROCE_AETH_NAK_REM_OP_ERR,
 				 IB_WC_LOC_PROT_ERR, SROCE_CNT_RESP_REM_OP_ERR);
 		return;
 	}
@@ -788,16 +825,18 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 			sroce_resp_invalid(qp, pkt);
 			return;
 		}
-		/* A zero-length WRITE names no memory (IBTA 9.4.3). */
-		if (len) {
-			resp->wr_mr = sroce_rkey_get(qp, sroce_reth_rkey(reth),
-						     IB_ACCESS_REMOTE_WRITE,
-						     va, len);
-			if (!resp->wr_mr) {
-				sroce_resp_access_err(qp, pkt);
-				return;
-			}
+		/*
+		 * A zero-length WRITE names no memory (IBTA 9.4.3). A FIRST
+		 * checks the whole message now, so that a bad R_Key or range
+		 * lands nothing; each packet is checked again as it lands.
+		 */
+		if (len && !(opflags & SROCE_OPF_LAST) &&
+		    !sroce_resp_rkey_ok(qp, sroce_reth_rkey(reth),
+					IB_ACCESS_REMOTE_WRITE, va, len)) {
+			sroce_resp_access_err(qp, pkt);
+			return;
 		}
+		resp->wr_rkey = sroce_reth_rkey(reth);
 		resp->wr_va = va;
 		resp->wr_resid = len;
 		resp->wr_len = len;
@@ -814,23 +853,28 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 	 * without one, RNR NAK before any of that packet's data lands, so
 	 * the retried packet finds the write exactly where it was.
 	 */
-	if (imm && !sroce_resp_get_wqe(qp, pkt)) {
-		if (opflags & SROCE_OPF_FIRST)
-			sroce_resp_put_write(resp);
+	if (imm && !sroce_resp_get_wqe(qp, pkt))
 		return;
-	}
 
 	if (pkt->paylen) {
-		sroce_mr_copy(resp->wr_mr, resp->wr_va,
-			      (void *)sroce_pkt_payload(pkt), pkt->paylen,
-			      SROCE_TO_MR);
+		struct sroce_mr_op op = {
+			.kind = SROCE_MR_OP_TO,
+			.buf = (void *)sroce_pkt_payload(pkt),
+			.len = pkt->paylen,
+		};
+
+		/* The key may have been revoked since the last packet. */
+		if (sroce_rkey_access(qp, resp->wr_rkey, IB_ACCESS_REMOTE_WRITE,
+				      resp->wr_va, &op)) {
+			sroce_resp_access_err(qp, pkt);
+			return;
+		}
 		resp->wr_va += pkt->paylen;
 		resp->wr_resid -= pkt->paylen;
 	}
 
 	if (opflags & SROCE_OPF_LAST) {
 		resp->msg = SROCE_RESP_MSG_NONE;
-		sroce_resp_put_write(resp);
 		if (imm)
 			sroce_resp_complete_ok(qp, pkt,
 					       IB_WC_RECV_RDMA_WITH_IMM,
@@ -847,32 +891,21 @@ static u32 sroce_resp_window(struct sroce_qp *qp)
 		     SROCE_RESP_MAX_RES);
 }
 
-/* Start a READ response stream from @va; @mr is referenced (or NULL). */
-static void sroce_resp_start_read(struct sroce_qp *qp, struct sroce_mr *mr,
-				  u32 psn, u64 va, u32 len, bool first)
+/* Start a READ response stream from @va, opening with FIRST or ONLY. */
+static void sroce_resp_start_read(struct sroce_qp *qp, u32 rkey, u32 psn,
+				  u64 va, u32 len)
 {
 	struct sroce_resp_out *o = &qp->resp.out;
 
 	o->kind = SROCE_RESP_OUT_READ;
-	o->mr = mr;
+	o->rkey = rkey;
 	o->psn = psn;
 	/* C9-148: the MSN counts a READ when it is executed. */
 	o->msn = qp->resp.msn;
 	o->va = va;
 	o->resid = len;
 	o->mtu = sroce_resp_mtu(qp);
-	o->first = first;
-}
-
-/* Look up the R_Key of a READ; NULL for a zero-length one or on failure. */
-static bool sroce_resp_read_mr(struct sroce_qp *qp, u32 rkey, u64 va, u32 len,
-			       struct sroce_mr **mr)
-{
-	*mr = NULL;
-	if (!len)
-		return true;
-	*mr = sroce_rkey_get(qp, rkey, IB_ACCESS_REMOTE_READ, va, len);
-	return *mr;
+	o->first = true;
 }
 
 /*
@@ -906,12 +939,13 @@ static void sroce_resp_exec_read(struct sroce_qp *qp,
 	u32 rkey = sroce_reth_rkey(reth);
 	u32 len = sroce_reth_len(reth);
 	struct sroce_resp_res *res;
-	struct sroce_mr *mr;
 	u32 npkts;
 
 	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, len))
 		return;
-	if (!sroce_resp_read_mr(qp, rkey, va, len, &mr)) {
+	/* A zero-length READ names no memory (IBTA 9.4.3). */
+	if (len && !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va,
+				       len)) {
 		sroce_resp_access_err(qp, pkt);
 		return;
 	}
@@ -929,7 +963,7 @@ static void sroce_resp_exec_read(struct sroce_qp *qp,
 	/* A READ takes one PSN per response packet (9.7.1.1.1). */
 	resp->psn = sroce_psn_add(res->last_psn, 1);
 	resp->msn++;
-	sroce_resp_start_read(qp, mr, pkt->psn, va, len, true);
+	sroce_resp_start_read(qp, rkey, pkt->psn, va, len);
 }
 
 static void sroce_resp_exec_atomic(struct sroce_qp *qp,
@@ -938,22 +972,24 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 	const struct sroce_atmeth *ae = sroce_pkt_atmeth(pkt);
 	struct sroce_resp *resp = &qp->resp;
 	u64 va = sroce_atmeth_va(ae);
+	struct sroce_mr_op op = {
+		.kind = pkt->opcode == SROCE_OP_RC_COMPARE_SWAP ?
+			SROCE_MR_OP_CMP_SWAP : SROCE_MR_OP_FETCH_ADD,
+		.len = sizeof(u64),
+		.compare = sroce_atmeth_compare(ae),
+		.swap_add = sroce_atmeth_swap_add(ae),
+	};
 	struct sroce_resp_res *res;
-	struct sroce_mr *mr;
 	u64 orig;
 
 	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64)))
 		return;
-	mr = sroce_rkey_get(qp, sroce_atmeth_rkey(ae), IB_ACCESS_REMOTE_ATOMIC,
-			    va, sizeof(u64));
-	if (!mr) {
+	if (sroce_rkey_access(qp, sroce_atmeth_rkey(ae),
+			      IB_ACCESS_REMOTE_ATOMIC, va, &op)) {
 		sroce_resp_access_err(qp, pkt);
 		return;
 	}
-	sroce_mr_atomic(mr, va, pkt->opcode == SROCE_OP_RC_COMPARE_SWAP,
-			sroce_atmeth_compare(ae), sroce_atmeth_swap_add(ae),
-			&orig);
-	sroce_mr_put(mr);
+	orig = op.orig;
 
 	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
 				   sroce_resp_window(qp));
@@ -963,6 +999,7 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 	res->orig = orig;
 
 	resp->psn = sroce_psn_add(pkt->psn, 1);
+	resp->ack_last = pkt->psn;
 	resp->msn++;
 	resp->out.kind = SROCE_RESP_OUT_ATOMIC_ACK;
 	resp->out.psn = pkt->psn;
@@ -972,7 +1009,9 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 
 /*
  * A request behind ePSN (IBTA vol 1 9.7.5.1.3): SEND and WRITE are ACKed
- * again up to the last PSN executed (C9-105), a READ is executed again
+ * again with the PSN of the newest SEND, WRITE or ATOMIC executed
+ * (C9-105; an ACK never names a READ's PSN, which would end that READ at
+ * the requester without its data), a READ is executed again
  * from the saved request, an ATOMIC is answered from the replay ring and
  * never executed twice (C9-151). Duplicates that match nothing kept are
  * dropped (class D).
@@ -987,7 +1026,7 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_DUPLICATE);
 
 	if (opflags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
-		sroce_resp_queue_ack(resp, sroce_psn_add(resp->psn, -1));
+		sroce_resp_queue_ack(resp, resp->ack_last);
 		return;
 	}
 
@@ -996,19 +1035,18 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 		u64 va = sroce_reth_va(reth);
 		u32 rkey = sroce_reth_rkey(reth);
 		u32 len = sroce_reth_len(reth);
-		struct sroce_mr *mr;
 
 		res = sroce_resp_res_find(resp->res, pkt->psn,
 					  SROCE_RESP_RES_READ);
 		if (!res || !sroce_resp_read_replay_ok(res, va, rkey, len))
 			return;
-		/* The MR may have gone since: check it all again. */
-		if (!sroce_resp_read_mr(qp, rkey, va, len, &mr)) {
+		/* The key may have been revoked since: check it all again. */
+		if (len && !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ,
+					       va, len)) {
 			sroce_resp_access_err(qp, pkt);
 			return;
 		}
-		sroce_resp_start_read(qp, mr, pkt->psn, va, len,
-				      pkt->psn == res->first_psn);
+		sroce_resp_start_read(qp, rkey, pkt->psn, va, len);
 		return;
 	}
 
@@ -1136,9 +1174,9 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
-	sroce_resp_put_write(resp);
 	sroce_resp_out_clear(&resp->out);
 	resp->psn = qp->attr.rq_psn & SROCE_PSN_MASK;
+	resp->ack_last = sroce_psn_add(resp->psn, -1);
 	resp->msn = 0;
 	resp->nak_sent = false;
 	resp->fatal = false;
@@ -1181,7 +1219,6 @@ static void sroce_resp_do_flush(struct sroce_qp *qp)
 	spin_unlock_bh(&resp->lock);
 	__skb_queue_purge(&drop);
 
-	sroce_resp_put_write(resp);
 	sroce_resp_out_clear(&resp->out);
 	resp->ack_pending = false;
 	resp->msg = SROCE_RESP_MSG_NONE;
@@ -1219,8 +1256,21 @@ static void sroce_resp_do_flush(struct sroce_qp *qp)
 }
 
 /*
+ * The local stack refused what is pending for longer than the back-off
+ * allows: drop it as if the wire had lost it. The requester's retransmit
+ * timer recovers every kind: a lost ACK or NAK is answered again, a READ
+ * is executed again, an ATOMIC answered from the replay ring.
+ */
+static void sroce_resp_give_up(struct sroce_qp *qp)
+{
+	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_XMIT_GAVE_UP);
+	qp->resp.ack_pending = false;
+	sroce_resp_out_clear(&qp->resp.out);
+}
+
+/*
  * Keep ownership and continue from the work item: at once when the budget
- * ran out, a jiffy later when the stack pushed back.
+ * ran out, after sroce_xmit_backoff() when the stack pushed back.
  */
 static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
 			     unsigned long delay)
@@ -1253,6 +1303,7 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	struct sroce_resp *resp = &qp->resp;
 	int budget = SROCE_RESP_BUDGET;
+	unsigned long delay;
 	u8 ctl;
 	int err;
 
@@ -1285,10 +1336,20 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 		    (resp->ack_pending &&
 		     (!skb || resp->ack_count >= SROCE_RESP_ACK_MAX))) {
 			err = sroce_resp_output(qp, &budget);
-			if (err) {
-				sroce_resp_defer(qp, skb, err == -ENOBUFS);
+			if (!err) {
+				resp->xmit_tries = 0;
+				continue;
+			}
+			if (err == -EAGAIN) {
+				sroce_resp_defer(qp, skb, 0);
 				return;
 			}
+			delay = sroce_xmit_backoff(&resp->xmit_tries);
+			if (delay) {
+				sroce_resp_defer(qp, skb, delay);
+				return;
+			}
+			sroce_resp_give_up(qp);
 			continue;
 		}
 
@@ -1451,7 +1512,6 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 		usleep_range(100, 200);
 	}
 
-	sroce_resp_put_write(resp);
 	sroce_resp_out_clear(&resp->out);
 	kfree(resp->rwqe);
 	kfree(resp->res);

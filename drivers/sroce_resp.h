@@ -90,8 +90,11 @@ struct sroce_resp_out {
 	u32 psn;		/* next PSN to send */
 	u32 msn;
 	u64 orig;		/* ATOMIC_ACK */
-	/* READ: the rest of the stream. */
-	struct sroce_mr *mr;	/* referenced until the stream ends */
+	/*
+	 * READ: the rest of the stream. The R_Key is checked again for each
+	 * packet (sroce_rkey_access()): no MR is held between packets.
+	 */
+	u32 rkey;
 	u64 va;
 	u32 resid;
 	u32 mtu;
@@ -135,17 +138,25 @@ struct sroce_resp {
 	struct sroce_sge_cursor cursor;
 	u32 recv_len;
 
-	/* The RDMA WRITE in progress. */
-	struct sroce_mr *wr_mr;
+	/* The RDMA WRITE in progress; its R_Key is checked for each packet. */
+	u32 wr_rkey;
 	u64 wr_va;
 	u32 wr_resid;
 	u32 wr_len;
 
+	/*
+	 * The PSN of the newest SEND, WRITE or ATOMIC executed: a duplicate
+	 * SEND or WRITE is ACKed with it. Never a READ's PSN: a requester
+	 * takes an ACK at or past a READ's PSNs as the end of that READ.
+	 */
+	u32 ack_last;
 	/* Coalesced ACK: one ACK covers every PSN up to ack_psn. */
 	bool ack_pending;
 	u32 ack_count;			/* requests the pending ACK covers */
 	u32 ack_psn;
 	u32 ack_msn;
+
+	u8 xmit_tries;			/* sroce_xmit_backoff() */
 
 	/* Sent after the pending ACK, before the next request is executed. */
 	struct sroce_resp_out out;

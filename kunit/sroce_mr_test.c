@@ -10,6 +10,7 @@
 #include <linux/string.h>
 
 #include "sroce_dev.h"
+#include "sroce_kunit.h"
 #include "sroce_mr.h"
 
 static void range_inside(struct kunit *test)
@@ -116,6 +117,24 @@ static struct sroce_mr *dma_mr(struct kunit *test, struct ib_pd *pd,
 	return to_smr(ibmr);
 }
 
+/* An atomic through the MR's rkey; returns the value found. */
+static u64 atomic_op(struct kunit *test, struct mr_test *t,
+		     struct sroce_mr *mr, u64 *word, bool cmp_swap,
+		     u64 compare, u64 swap_add)
+{
+	struct sroce_mr_op op = {
+		.kind = cmp_swap ? SROCE_MR_OP_CMP_SWAP : SROCE_MR_OP_FETCH_ADD,
+		.len = sizeof(*word),
+		.compare = compare,
+		.swap_add = swap_add,
+	};
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_access(mr, &t->pd, mr->rkey, true,
+					      IB_ACCESS_REMOTE_ATOMIC,
+					      (uintptr_t)word, &op), 0);
+	return op.orig;
+}
+
 static void keys_and_lookup(struct kunit *test)
 {
 	struct mr_test *t = test->priv;
@@ -130,40 +149,36 @@ static void keys_and_lookup(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, local->ibmr.rkey, 0U);
 	KUNIT_EXPECT_EQ(test, remote->ibmr.rkey, remote->ibmr.lkey);
 
-	got = sroce_mr_get(t->sdev, &t->pd, local->ibmr.lkey, false,
-			   IB_ACCESS_LOCAL_WRITE, 0x1000, 8);
+	got = sroce_mr_lookup(t->sdev, local->ibmr.lkey);
 	KUNIT_EXPECT_PTR_EQ(test, got, local);
 	if (got)
 		sroce_mr_put(got);
+	KUNIT_EXPECT_TRUE(test, key_ok(t->sdev, &t->pd, local->ibmr.lkey, false,
+				       IB_ACCESS_LOCAL_WRITE, 0x1000, 8));
 	/* Remote lookups need the rkey and the remote right. */
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, local->ibmr.lkey,
-					     true, 0, 0x1000, 8));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, 0, true, 0,
-					     0x1000, 8));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, remote->ibmr.rkey,
-					     true, IB_ACCESS_REMOTE_READ,
-					     0x1000, 8));
-	got = sroce_mr_get(t->sdev, &t->pd, remote->ibmr.rkey, true,
-			   IB_ACCESS_REMOTE_WRITE, 0x1000, 8);
-	KUNIT_EXPECT_PTR_EQ(test, got, remote);
-	if (got)
-		sroce_mr_put(got);
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, local->ibmr.lkey, true,
+					0, 0x1000, 8));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, 0, true, 0, 0x1000,
+					8));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, remote->ibmr.rkey,
+					true, IB_ACCESS_REMOTE_READ, 0x1000,
+					8));
+	KUNIT_EXPECT_TRUE(test, key_ok(t->sdev, &t->pd, remote->ibmr.rkey, true,
+				       IB_ACCESS_REMOTE_WRITE, 0x1000, 8));
 	/* Right index, wrong random byte; wrong PD; out of range. */
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd,
-					     local->ibmr.lkey ^ 0x80, false, 0,
-					     0x1000, 8));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->other_pd,
-					     local->ibmr.lkey, false, 0,
-					     0x1000, 8));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, local->ibmr.lkey,
-					     false, 0, U64_MAX - 4, 8));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd,
+					local->ibmr.lkey ^ 0x80, false, 0,
+					0x1000, 8));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->other_pd, local->ibmr.lkey,
+					false, 0, 0x1000, 8));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, local->ibmr.lkey,
+					false, 0, U64_MAX - 4, 8));
 
 	/* Deregistered: the key names nothing any more. */
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&local->ibmr, NULL), 0);
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&remote->ibmr, NULL), 0);
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd,
-					     remote->ibmr.lkey, false, 0,
-					     0x1000, 8));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, remote->ibmr.lkey,
+					false, 0, 0x1000, 8));
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->sdev->num_mrs), 0);
 }
 
@@ -238,6 +253,9 @@ static void sge_copy_gathers_and_scatters(struct kunit *test)
 
 static void atomics(struct kunit *test)
 {
+	struct sroce_mr_op denied = {
+		.kind = SROCE_MR_OP_FETCH_ADD, .len = 8, .swap_add = 1,
+	};
 	struct mr_test *t = test->priv;
 	struct sroce_mr *mr;
 	u64 *word, orig;
@@ -248,24 +266,33 @@ static void atomics(struct kunit *test)
 		    IB_ACCESS_REMOTE_ATOMIC);
 	word[1] = 40;
 
-	sroce_mr_atomic(mr, (uintptr_t)&word[1], false, 0, 2, &orig);
+	orig = atomic_op(test, t, mr, &word[1], false, 0, 2);
 	KUNIT_EXPECT_EQ(test, orig, 40ULL);
 	KUNIT_EXPECT_EQ(test, word[1], 42ULL);
 
 	/* Compare fails: nothing written. */
-	sroce_mr_atomic(mr, (uintptr_t)&word[1], true, 41, 7, &orig);
+	orig = atomic_op(test, t, mr, &word[1], true, 41, 7);
 	KUNIT_EXPECT_EQ(test, orig, 42ULL);
 	KUNIT_EXPECT_EQ(test, word[1], 42ULL);
 
-	sroce_mr_atomic(mr, (uintptr_t)&word[1], true, 42, 7, &orig);
+	orig = atomic_op(test, t, mr, &word[1], true, 42, 7);
 	KUNIT_EXPECT_EQ(test, orig, 42ULL);
 	KUNIT_EXPECT_EQ(test, word[1], 7ULL);
 	KUNIT_EXPECT_EQ(test, word[0], 0ULL);
 
 	/* Add wraps modulo 2^64 (IBTA 9.4.5). */
 	word[0] = U64_MAX;
-	sroce_mr_atomic(mr, (uintptr_t)&word[0], false, 0, 3, &orig);
+	orig = atomic_op(test, t, mr, &word[0], false, 0, 3);
 	KUNIT_EXPECT_EQ(test, orig, U64_MAX);
+	KUNIT_EXPECT_EQ(test, word[0], 2ULL);
+
+	/* A right the MR does not grant: nothing changes, nothing is read. */
+	denied.orig = 0x5a5a;
+	KUNIT_EXPECT_EQ(test, sroce_mr_access(mr, &t->pd, mr->rkey, true,
+					      IB_ACCESS_REMOTE_WRITE,
+					      (uintptr_t)word, &denied),
+			-EACCES);
+	KUNIT_EXPECT_EQ(test, denied.orig, 0x5a5aULL);
 	KUNIT_EXPECT_EQ(test, word[0], 2ULL);
 
 	sroce_dereg_mr(&mr->ibmr, NULL);

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "sroce_dev.h"
+#include "sroce_kunit.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
 #include "sroce_qp.h"
@@ -143,7 +144,7 @@ static void fast_reg_and_invalidate(struct kunit *test)
 {
 	struct mw_test *t = test->priv;
 	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	struct sroce_mr *mr, *got, *dma;
+	struct sroce_mr *mr, *dma;
 	struct page *pg[3];
 	u8 data[200];
 	u32 key, i;
@@ -158,8 +159,7 @@ static void fast_reg_and_invalidate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mr->ibmr.rkey, mr->ibmr.lkey);
 
 	/* Not registered yet: no access at all. */
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, key, false, 0,
-					     0, 0));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, key, false, 0, 0, 0));
 
 	KUNIT_ASSERT_EQ(test, map_pages(mr, pg, 3), 3);
 	va = (u64)(uintptr_t)page_address(pg[0]) + 100;
@@ -184,31 +184,24 @@ static void fast_reg_and_invalidate(struct kunit *test)
 
 	/* The old key is dead, the new one grants exactly its rights. */
 	if ((key & 0xff) != 0x5a)
-		KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, key, true,
-						     IB_ACCESS_REMOTE_WRITE,
-						     va, 1));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-					     IB_ACCESS_REMOTE_READ, va, 1));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-					     IB_ACCESS_REMOTE_WRITE, va - 1,
-					     1));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-					     IB_ACCESS_REMOTE_WRITE, va,
-					     3 * PAGE_SIZE - 99));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->other_pd, mr->rkey,
-					     true, IB_ACCESS_REMOTE_WRITE, va,
-					     1));
+		KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, key, true,
+						IB_ACCESS_REMOTE_WRITE, va, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_READ, va, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_WRITE, va - 1, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_WRITE, va,
+					3 * PAGE_SIZE - 99));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->other_pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_WRITE, va, 1));
 
 	/* A write across the first block boundary lands in both pages. */
 	for (i = 0; i < sizeof(data); i++)
 		data[i] = i + 1;
-	got = sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-			   IB_ACCESS_REMOTE_WRITE, va + PAGE_SIZE - 150,
-			   sizeof(data));
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	sroce_mr_copy(got, va + PAGE_SIZE - 150, data, sizeof(data),
-		      SROCE_TO_MR);
-	sroce_mr_put(got);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mr->rkey, IB_ACCESS_REMOTE_WRITE,
+					va + PAGE_SIZE - 150, data,
+					sizeof(data), true), 0);
 	KUNIT_EXPECT_EQ(test, ((u8 *)page_address(pg[0]))[PAGE_SIZE - 51], 0);
 	KUNIT_EXPECT_EQ(test, ((u8 *)page_address(pg[0]))[PAGE_SIZE - 50], 1);
 	KUNIT_EXPECT_EQ(test, ((u8 *)page_address(pg[0]))[PAGE_SIZE - 1], 50);
@@ -225,10 +218,10 @@ static void fast_reg_and_invalidate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, dma->rkey, true),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, mr->rkey, true), 0);
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-					     IB_ACCESS_REMOTE_WRITE, va, 1));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->lkey, false,
-					     0, va, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_WRITE, va, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->lkey, false, 0, va,
+					1));
 
 	/* Re-register over a fresh mapping, now read-only remotely. */
 	KUNIT_ASSERT_EQ(test, map_pages(mr, pg + 1, 2), 2);
@@ -236,25 +229,22 @@ static void fast_reg_and_invalidate(struct kunit *test)
 						IB_ACCESS_REMOTE_READ),
 			IB_WC_SUCCESS);
 	va = (u64)(uintptr_t)page_address(pg[1]) + 100;
-	got = sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-			   IB_ACCESS_REMOTE_READ, va, 100);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	sroce_mr_copy(got, va, data, 100, SROCE_FROM_MR);
-	sroce_mr_put(got);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mr->rkey, IB_ACCESS_REMOTE_READ,
+					va, data, 100, false), 0);
 	/* pg[1] holds bytes 51..200 of the earlier write at 0..149. */
 	KUNIT_EXPECT_EQ(test, data[0], 151);
 	KUNIT_EXPECT_EQ(test, data[49], 200);
 	KUNIT_EXPECT_EQ(test, data[50], 0);
 	KUNIT_EXPECT_EQ(test, data[99], 0);
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-					     IB_ACCESS_REMOTE_WRITE, va, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_WRITE, va, 1));
 
 	/* Local invalidation through the send queue's local operation. */
 	t->wqe->opcode = IB_WR_LOCAL_INV;
 	t->wqe->invalidate_rkey = mr->rkey;
 	KUNIT_EXPECT_EQ(test, sroce_mw_local_op(t->qp, t->wqe), IB_WC_SUCCESS);
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mr->rkey, true,
-					     IB_ACCESS_REMOTE_READ, va, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_READ, va, 1));
 	t->wqe->invalidate_rkey = 0;
 	KUNIT_EXPECT_EQ(test, sroce_mw_local_op(t->qp, t->wqe),
 			IB_WC_LOC_QP_OP_ERR);
@@ -380,7 +370,8 @@ static void window_rkeys(struct kunit *test)
 	struct mw_test *t = test->priv;
 	const int wr = IB_ACCESS_REMOTE_WRITE;
 	struct sroce_mw *mw1, *mw2;
-	struct sroce_mr *mr, *got;
+	struct sroce_mr *mr;
+	u8 v = 0xee;
 	u8 *buf;
 	u64 base;
 	u32 old;
@@ -395,38 +386,32 @@ static void window_rkeys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mw1->ibmw.rkey, mw1->rkey);
 
 	/* Unbound: nothing resolves; a window key is no lkey. */
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw1->rkey, wr, base, 1));
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw2->rkey, wr, base, 1));
-	KUNIT_EXPECT_NULL(test, sroce_mr_get(t->sdev, &t->pd, mw1->rkey, false,
-					     0, 0, 0));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw1->rkey, wr, base, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw2->rkey, wr, base, 1));
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mw1->rkey, false, 0, 0,
+					0));
 	/* The region grants no remote right itself. */
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mr->lkey, wr, base, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mr->lkey, wr, base, 1));
 
 	/* Type 1, bound on qp to [base + 0x100, base + 0x200). */
 	old = mw1->rkey;
 	KUNIT_EXPECT_EQ(test, bind(t, t->qp, mw1, mr, base + 0x100, 0x100, wr,
 				   (old + 1) & 0xff), IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, mw1->rkey, (old & ~0xffU) | ((old + 1) & 0xff));
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, old, wr, base + 0x100,
-					       1));
-	got = sroce_rkey_get(t->qp, mw1->rkey, wr, base + 0x100, 0x100);
-	KUNIT_EXPECT_PTR_EQ(test, got, mr);
-	if (got)
-		sroce_mr_put(got);
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, old, wr, base + 0x100, 1));
+	KUNIT_EXPECT_TRUE(test, rkey_ok(t->qp, mw1->rkey, wr, base + 0x100,
+					0x100));
 	/* Type 1 windows serve any QP of the PD. */
-	got = sroce_rkey_get(t->qp2, mw1->rkey, wr, base + 0x1ff, 1);
-	KUNIT_EXPECT_PTR_EQ(test, got, mr);
-	if (got)
-		sroce_mr_put(got);
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw1->rkey, wr,
-					       base + 0xff, 1));
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw1->rkey, wr,
-					       base + 0x101, 0x100));
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw1->rkey,
-					       IB_ACCESS_REMOTE_READ,
-					       base + 0x100, 1));
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->other_qp, mw1->rkey, wr,
-					       base + 0x100, 1));
+	KUNIT_EXPECT_TRUE(test, rkey_ok(t->qp2, mw1->rkey, wr, base + 0x1ff,
+					1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw1->rkey, wr, base + 0xff, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw1->rkey, wr, base + 0x101,
+					 0x100));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw1->rkey,
+					 IB_ACCESS_REMOTE_READ, base + 0x100,
+					 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->other_qp, mw1->rkey, wr,
+					 base + 0x100, 1));
 	/* Type 1 windows cannot be invalidated. */
 	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, mw1->rkey, false),
 			-EINVAL);
@@ -439,19 +424,11 @@ static void window_rkeys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bind(t, t->qp, mw2, mr, base, 0x80, wr, 7),
 			IB_WC_SUCCESS);
 	KUNIT_EXPECT_EQ(test, mw2->rkey & 0xff, 7U);
-	got = sroce_rkey_get(t->qp, mw2->rkey, wr, base + 0x7f, 1);
-	KUNIT_EXPECT_PTR_EQ(test, got, mr);
-	if (got) {
-		u8 v = 0xee;
-
-		sroce_mr_copy(got, base + 0x7f, &v, 1, SROCE_TO_MR);
-		sroce_mr_put(got);
-	}
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mw2->rkey, wr, base + 0x7f, &v,
+					1, true), 0);
 	KUNIT_EXPECT_EQ(test, buf[0x7f], 0xee);
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp2, mw2->rkey, wr, base,
-					       1));
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw2->rkey, wr,
-					       base + 0x80, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp2, mw2->rkey, wr, base, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw2->rkey, wr, base + 0x80, 1));
 	/* Bound type 2 windows are not re-bound. */
 	KUNIT_EXPECT_EQ(test, bind(t, t->qp, mw2, mr, base, 0x80, wr, 8),
 			IB_WC_MW_BIND_ERR);
@@ -462,7 +439,7 @@ static void window_rkeys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, mw2->rkey ^ 1, true),
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, mw2->rkey, true), 0);
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw2->rkey, wr, base, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw2->rkey, wr, base, 1));
 	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, mw2->rkey, true),
 			-EINVAL);
 
@@ -478,12 +455,147 @@ static void window_rkeys(struct kunit *test)
 	/* A zero-length bind leaves the type 1 window granting nothing. */
 	KUNIT_EXPECT_EQ(test, bind(t, t->qp, mw1, mr, 0, 0, wr, 3),
 			IB_WC_SUCCESS);
-	KUNIT_EXPECT_NULL(test, sroce_rkey_get(t->qp, mw1->rkey, wr,
-					       base + 0x100, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw1->rkey, wr, base + 0x100,
+					 1));
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&mr->ibmr, NULL), 0);
 
 	free_mw(mw1);
 	free_mw(mw2);
+}
+
+/*
+ * The responder checks the R_Key for every packet of a message: once a
+ * FAST MR is invalidated, or registered again over other memory, the
+ * rest of a message moves nothing, in either direction, and a READ
+ * response buffer is left as it was (no stale or kernel bytes for the
+ * wire).
+ */
+static void fast_revoked_mid_message(struct kunit *test)
+{
+	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ;
+	struct mw_test *t = test->priv;
+	u8 data[64], out[64];
+	struct page *pg[3];
+	struct sroce_mr *mr;
+	u32 i, rkey;
+	u64 va;
+
+	for (i = 0; i < 3; i++) {
+		pg[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		KUNIT_ASSERT_NOT_NULL(test, pg[i]);
+	}
+	memset(data, 0xab, sizeof(data));
+	mr = fast_mr(test, &t->pd, 4);
+	KUNIT_ASSERT_EQ(test, map_pages(mr, pg, 3), 3);
+	KUNIT_ASSERT_EQ(test, sroce_mr_reg_fast(mr, &t->pd, 0x11, rw),
+			IB_WC_SUCCESS);
+	rkey = mr->rkey;
+	va = (u64)(uintptr_t)page_address(pg[0]) + 100;
+
+	/* The first packet of a WRITE lands. */
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_WRITE,
+					va, data, 32, true), 0);
+	KUNIT_EXPECT_EQ(test, ((u8 *)page_address(pg[0]))[131], 0xab);
+
+	/* LOCAL_INV between two packets: the next one is refused. */
+	t->wqe->opcode = IB_WR_LOCAL_INV;
+	t->wqe->invalidate_rkey = rkey;
+	KUNIT_EXPECT_EQ(test, sroce_mw_local_op(t->qp, t->wqe), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_WRITE,
+					va + 32, data, 32, true), -EACCES);
+	KUNIT_EXPECT_EQ(test, ((u8 *)page_address(pg[0]))[132], 0);
+	memset(out, 0x5c, sizeof(out));
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_READ,
+					va, out, sizeof(out), false), -EACCES);
+	KUNIT_EXPECT_EQ(test, out[0], 0x5c);
+	KUNIT_EXPECT_EQ(test, out[63], 0x5c);
+
+	/*
+	 * Registered again under the same key over one page only: the
+	 * second page the old registration covered is no longer granted.
+	 */
+	KUNIT_ASSERT_EQ(test, map_pages(mr, pg + 2, 1), 1);
+	KUNIT_ASSERT_EQ(test, sroce_mr_reg_fast(mr, &t->pd, 0x11, rw),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mr->rkey, rkey);
+	va = (u64)(uintptr_t)page_address(pg[2]) + 100;
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_READ,
+					va + PAGE_SIZE - 100 - 16, out, 32,
+					false), -EACCES);
+	KUNIT_EXPECT_EQ(test, out[0], 0x5c);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_READ,
+					va, out, 32, false), 0);
+	KUNIT_EXPECT_EQ(test, out[0], 0);
+
+	/* A page list shorter than the registration is never trusted. */
+	mr->map.npages = 0;
+	memset(out, 0x5c, sizeof(out));
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_READ,
+					va, out, 32, false), -EACCES);
+	mr->map.npages = 1;
+
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&mr->ibmr, NULL), 0);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey, IB_ACCESS_REMOTE_READ,
+					va, out, 32, false), -EACCES);
+	for (i = 0; i < 3; i++)
+		__free_page(pg[i]);
+}
+
+/*
+ * The same for windows: a type 2B window invalidated, a type 1 window
+ * deallocated or bound elsewhere between two packets of a message.
+ */
+static void window_revoked_mid_message(struct kunit *test)
+{
+	const int rw = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
+	struct mw_test *t = test->priv;
+	struct sroce_mw *mw1, *mw2;
+	u8 data[16], out[16];
+	struct sroce_mr *mr;
+	u32 rkey1;
+	u64 base;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, 0x1000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	base = (u64)(uintptr_t)buf;
+	memset(data, 0xcd, sizeof(data));
+	mr = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND);
+	mw1 = alloc_mw(test, &t->pd, IB_MW_TYPE_1);
+	mw2 = alloc_mw(test, &t->pd, IB_MW_TYPE_2);
+
+	KUNIT_ASSERT_EQ(test, bind(t, t->qp, mw2, mr, base, 0x100, rw, 1),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mw2->rkey, rw, base, data, 8,
+					true), 0);
+	t->wqe->opcode = IB_WR_LOCAL_INV;
+	t->wqe->invalidate_rkey = mw2->rkey;
+	KUNIT_EXPECT_EQ(test, sroce_mw_local_op(t->qp, t->wqe), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mw2->rkey, rw, base + 8, data, 8,
+					true), -EACCES);
+	KUNIT_EXPECT_EQ(test, buf[7], 0xcd);
+	KUNIT_EXPECT_EQ(test, buf[8], 0);
+
+	KUNIT_ASSERT_EQ(test, bind(t, t->qp, mw1, mr, base + 0x200, 0x100, rw,
+				   2), IB_WC_SUCCESS);
+	rkey1 = mw1->rkey;
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey1, rw, base + 0x200, out, 8,
+					false), 0);
+	/* Bound again with a new tag: the old key is revoked. */
+	KUNIT_ASSERT_EQ(test, bind(t, t->qp, mw1, mr, base + 0x200, 0x100, rw,
+				   3), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey1, rw, base + 0x208, data, 8,
+					true), -EACCES);
+	KUNIT_EXPECT_EQ(test, buf[0x208], 0);
+	rkey1 = mw1->rkey;
+	free_mw(mw1);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, rkey1, rw, base + 0x208, data, 8,
+					true), -EACCES);
+	KUNIT_EXPECT_EQ(test, buf[0x208], 0);
+
+	free_mw(mw2);
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&mr->ibmr, NULL), 0);
 }
 
 /* Dealloc of a bound window releases its region. */
@@ -510,6 +622,8 @@ static struct kunit_case sroce_mw_cases[] = {
 	KUNIT_CASE(bind_rules),
 	KUNIT_CASE(window_rkeys),
 	KUNIT_CASE(dealloc_bound),
+	KUNIT_CASE(fast_revoked_mid_message),
+	KUNIT_CASE(window_revoked_mid_message),
 	{}
 };
 
