@@ -20,7 +20,10 @@
 #            QPs (srq/uc pingpong, perftest on UC, XRC refused, the
 #            SRQ/UC API test) sroce<->sroce and sroce<->rdma_rxe; memory
 #            windows and memory operations from userspace; NVMe over
-#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification
+#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification; a
+#            hostile hand-made peer (silent mid-message, keys revoked
+#            mid-message, duplicates after a READ, READs resumed,
+#            endless NAKs)
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -159,6 +162,8 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		"$tests/qptypes.sh" pair sroce rxe
 	step mw mw_job
 	step fuzz fuzz_job quick
+	step peer guest_job peer -n 2 -t 300 -f "$out/sroce_fuzz_test" \
+		-f "$tests/roce-peer.py" -f "$tests/roce-inject.py" "$tests/peer.sh"
 	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
 else
 	log "== guests: skipped, sroce.ko was not built"

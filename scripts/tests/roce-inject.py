@@ -30,10 +30,11 @@ def icrc(ip):
     return zlib.crc32(b"\xff" * 8 + bytes(masked) + bytes(ip[40:])) & 0xFFFFFFFF
 
 
-def packet(src, dst, opcode, qpn, ext, payload):
+def packet(src, dst, opcode, qpn, ext, payload, psn=0x123, ackreq=False):
+    """An IPv4 RoCEv2 packet, IP header on, for a raw IP socket."""
     pad = -len(payload) % 4
     bth = struct.pack("!BBHII", opcode, pad << 4, 0xFFFF, qpn & 0xFFFFFF,
-                      0x123)
+                      (ackreq << 31) | (psn & 0xFFFFFF))
     l4 = bth + ext + payload + b"\0" * pad
     udp_len = 8 + len(l4) + 4
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, 0x1234, 0x4000,

@@ -5,6 +5,7 @@
  *
  *   sroce_fuzz_test target DEV GID4 GID6 PEER_IP4 PEER_IP6 INFO STOP
  *   sroce_fuzz_test ring DEV GID SEED ROUNDS
+ *   sroce_fuzz_test peer DEV GID PEER_IP DIR
  *
  * target: live queue pairs for a packet fuzzer on the peer to aim at: RC
  * QPs in RTS connected to the peer (16 over IPv4, 4 over IPv6) with
@@ -14,6 +15,10 @@
  * rkey and address to INFO as shell assignments, polls the CQ until the
  * file STOP exists, then prints the completions it saw and destroys
  * everything; exits 0 unless a verb fails.
+ *
+ * peer: the target of roce-peer.py, a hand-made RoCE peer on the other
+ * guest that plays requester and responder toward one RC QP here at a
+ * time, to check what a hostile or lossy peer gets (see peer() below).
  *
  * ring: writes garbage straight into the mmapped send and receive rings
  * of RC (connected to itself) and UD QPs and rings the doorbell, ROUNDS
@@ -30,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
@@ -157,7 +163,7 @@ static struct ibv_qp *new_qp(enum ibv_qp_type type, int depth)
  * it sends from SQ_PSN and expects RQ_PSN.
  */
 static void connect_qp(struct ibv_qp *qp, int gid_index, union ibv_gid *dgid,
-		       uint32_t dqpn, int timeout, uint32_t sq_psn)
+		       uint32_t dqpn, int timeout, int retry, uint32_t sq_psn)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
@@ -175,7 +181,7 @@ static void connect_qp(struct ibv_qp *qp, int gid_index, union ibv_gid *dgid,
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = sq_psn;
 	a.timeout = timeout;
-	a.retry_cnt = 7;
+	a.retry_cnt = retry;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
@@ -264,13 +270,13 @@ static int target(char **argv)
 	gid_of(argv[6], &peer6);
 	for (i = 0; i < NRC4; i++) {
 		rc4[i] = new_qp(IBV_QPT_RC, 64);
-		connect_qp(rc4[i], gid4, &peer4, FAKE_DQPN, 14, SQ_PSN);
+		connect_qp(rc4[i], gid4, &peer4, FAKE_DQPN, 14, 7, SQ_PSN);
 		if (post_recvs(rc4[i], NRECV))
 			die("post recv");
 	}
 	for (i = 0; i < NRC6; i++) {
 		rc6[i] = new_qp(IBV_QPT_RC, 64);
-		connect_qp(rc6[i], gid6, &peer6, FAKE_DQPN, 14, SQ_PSN);
+		connect_qp(rc6[i], gid6, &peer6, FAKE_DQPN, 14, 7, SQ_PSN);
 		if (post_recvs(rc6[i], NRECV))
 			die("post recv");
 	}
@@ -280,7 +286,7 @@ static int target(char **argv)
 	for (i = 0; i < NREQ; i++) {
 		/* about 4 s per retry: the completer stays live while fuzzed */
 		req[i] = new_qp(IBV_QPT_RC, 64);
-		connect_qp(req[i], gid4, &peer4, FAKE_DQPN + 1, 20, SQ_PSN);
+		connect_qp(req[i], gid4, &peer4, FAKE_DQPN + 1, 20, 7, SQ_PSN);
 		sge = (struct ibv_sge){ (uintptr_t)buf + 32768, 4096, mr->lkey };
 		wr.opcode = IBV_WR_RDMA_READ;
 		wr.send_flags = IBV_SEND_SIGNALED;
@@ -625,8 +631,8 @@ static void qp_pair(enum ibv_qp_type type, int gid, struct ibv_qp **qp,
 		return;
 	if (ibv_query_gid(ctx, 1, gid, &own))
 		die("query gid");
-	connect_qp(qp[0], gid, &own, qp[1]->qp_num, 10, RQ_PSN);
-	connect_qp(qp[1], gid, &own, qp[0]->qp_num, 10, RQ_PSN);
+	connect_qp(qp[0], gid, &own, qp[1]->qp_num, 10, 7, RQ_PSN);
+	connect_qp(qp[1], gid, &own, qp[0]->qp_num, 10, 7, RQ_PSN);
 }
 
 /* post a valid SIGNALED SEND of LEN bytes from QP[0] to QP[1] */
@@ -763,6 +769,260 @@ static int ring(char **argv)
 	return failures ? 1 : 0;
 }
 
+/* peer mode: the regions the peer aims at, beside buf and mr. */
+#define WIN_LEN		16384	/* each window's part of wbuf */
+#define DBUF_LEN	16384
+#define PEER_QPN	FAKE_DQPN	/* the peer's responder-side QPN */
+#define PEER_REQ_QPN	(FAKE_DQPN + 1)	/* ... and the one it NAKs from */
+/* Send work request ids, apart from the receives' (0 .. NRECV - 1). */
+#define PEER_WR		0x1000
+
+/* Wait for the completion of @wr_id; others (flushes) are skipped. */
+static int wait_wc(uint64_t wr_id, int secs)
+{
+	struct ibv_wc wc;
+	int i, n;
+
+	for (i = 0; i < secs * 1000; i++) {
+		n = ibv_poll_cq(cq, 1, &wc);
+		if (n < 0)
+			die("poll cq");
+		if (n && wc.wr_id == wr_id)
+			return wc.status;
+		if (!n)
+			usleep(1000);
+	}
+	return -1;
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static long counter(const char *dev, const char *name)
+{
+	char path[256];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Wait for DIR/cmd, take its line, and remove it. */
+static void next_cmd(const char *dir, char *line, int len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cmd", dir);
+	while (!(f = fopen(path, "r")))
+		usleep(20000);
+	if (!fgets(line, len, f))
+		line[0] = 0;
+	fclose(f);
+	unlink(path);
+}
+
+/* Answer in DIR/reply, written whole through a rename. */
+static void reply(const char *dir, const char *fmt, ...)
+{
+	char tmp[256], path[256];
+	va_list ap;
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/reply.tmp", dir);
+	snprintf(path, sizeof(path), "%s/reply", dir);
+	f = fopen(tmp, "w");
+	if (!f)
+		die("open %s", tmp);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+	if (rename(tmp, path))
+		die("rename %s", tmp);
+}
+
+/*
+ * peer DEV GID PEER_IP DIR: act for roce-peer.py, one command at a time
+ * (DIR/cmd in, DIR/reply out):
+ *   qp             a new RC QP toward the peer's QPN; reply "QPN"
+ *   bind1, bind2   bind the type 1 window over wbuf[0, 16K) with
+ *                  ibv_bind_mw, or the type 2 window over wbuf[16K, 32K)
+ *                  with IBV_WR_BIND_MW on the current QP; reply "RKEY VA"
+ *   inv2           IBV_WR_LOCAL_INV of the type 2 window; reply "STATUS"
+ *   dealloc1       ibv_dealloc_mw of the type 1 window; reply "RC"
+ *   dereg          ibv_dereg_mr of dbuf's MR; reply "RC MS"
+ *   read OFF LEN   wbuf[OFF, OFF + LEN) as hex
+ *   req RETRY TMO  a new RC QP toward the peer's other QPN, retry_cnt
+ *                  RETRY, timeout TMO; reply "QPN"
+ *   post           one 512-byte READ on it; reply "STATUS MS RETRIES"
+ *                  when it completes, RETRIES being how much
+ *                  completer_retry_err grew meanwhile
+ *   quit
+ * DIR/info gives RKEY VA (buf, remote read and write), DRKEY DVA (dbuf)
+ * and the PSNs.
+ */
+static int peer(char **argv)
+{
+	const char *dev = argv[2], *dir = argv[5];
+	int gid = atoi(argv[3]), status, rc, i;
+	struct ibv_mw *mw1, *mw2 = NULL;
+	struct ibv_mr *wmr, *dmr;
+	struct ibv_qp *qp = NULL;
+	uint8_t *wbuf, *dbuf;
+	union ibv_gid pgid;
+	char line[128], hex[2 * 256 + 1], path[256];
+	FILE *f;
+
+	open_dev(dev);
+	gid_of(argv[4], &pgid);
+	if (posix_memalign((void **)&wbuf, 4096, 2 * WIN_LEN) ||
+	    posix_memalign((void **)&dbuf, 4096, DBUF_LEN))
+		die("memalign");
+	memset(wbuf, 0x5a, 2 * WIN_LEN);
+	wmr = ibv_reg_mr(pd, wbuf, 2 * WIN_LEN, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_MW_BIND);
+	dmr = ibv_reg_mr(pd, dbuf, DBUF_LEN, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	if (!wmr || !dmr || !mw1)
+		die("regions and windows");
+
+	snprintf(path, sizeof(path), "%s/info", dir);
+	f = fopen(path, "w");
+	if (!f)
+		die("open %s", path);
+	fprintf(f, "RKEY=%u\nVA=%llu\nDRKEY=%u\nDVA=%llu\nRQ_PSN=%u\nSQ_PSN=%u\n",
+		mr->rkey, (unsigned long long)(uintptr_t)buf, dmr->rkey,
+		(unsigned long long)(uintptr_t)dbuf, RQ_PSN, SQ_PSN);
+	fclose(f);
+
+	for (;;) {
+		struct ibv_send_wr wr = { .send_flags = IBV_SEND_SIGNALED };
+		struct ibv_send_wr *bad;
+		unsigned int a, b;
+
+		next_cmd(dir, line, sizeof(line));
+		if (!strncmp(line, "quit", 4))
+			break;
+		if (!strncmp(line, "qp", 2)) {
+			if (qp && ibv_destroy_qp(qp))
+				die("destroy qp");
+			qp = new_qp(IBV_QPT_RC, 64);
+			connect_qp(qp, gid, &pgid, PEER_QPN, 14, 7, SQ_PSN);
+			if (post_recvs(qp, NRECV))
+				die("post recv");
+			reply(dir, "%u", qp->qp_num);
+		} else if (!strncmp(line, "bind1", 5)) {
+			struct ibv_mw_bind bind = {
+				.wr_id = PEER_WR + 1, .send_flags = IBV_SEND_SIGNALED,
+				.bind_info = {
+					.mr = wmr, .addr = (uintptr_t)wbuf,
+					.length = WIN_LEN,
+					.mw_access_flags =
+						IBV_ACCESS_REMOTE_WRITE |
+						IBV_ACCESS_REMOTE_READ,
+				},
+			};
+
+			rc = ibv_bind_mw(qp, mw1, &bind);
+			status = rc ? rc : wait_wc(PEER_WR + 1, 10);
+			reply(dir, "%u %llu %d", mw1->rkey,
+			      (unsigned long long)(uintptr_t)wbuf, status);
+		} else if (!strncmp(line, "bind2", 5)) {
+			if (mw2 && ibv_dealloc_mw(mw2))
+				die("dealloc mw2");
+			mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+			if (!mw2)
+				die("alloc mw2");
+			wr.wr_id = PEER_WR + 2;
+			wr.opcode = IBV_WR_BIND_MW;
+			wr.bind_mw.mw = mw2;
+			wr.bind_mw.rkey = ibv_inc_rkey(mw2->rkey);
+			wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+				.mr = wmr, .addr = (uintptr_t)wbuf + WIN_LEN,
+				.length = WIN_LEN,
+				.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
+						   IBV_ACCESS_REMOTE_READ,
+			};
+			rc = ibv_post_send(qp, &wr, &bad);
+			status = rc ? rc : wait_wc(PEER_WR + 2, 10);
+			reply(dir, "%u %llu %d", wr.bind_mw.rkey,
+			      (unsigned long long)(uintptr_t)wbuf + WIN_LEN,
+			      status);
+		} else if (!strncmp(line, "inv2", 4)) {
+			wr.wr_id = PEER_WR + 3;
+			wr.opcode = IBV_WR_LOCAL_INV;
+			wr.invalidate_rkey = ibv_inc_rkey(mw2->rkey);
+			rc = ibv_post_send(qp, &wr, &bad);
+			reply(dir, "%d", rc ? rc : wait_wc(PEER_WR + 3, 10));
+		} else if (!strncmp(line, "dealloc1", 8)) {
+			reply(dir, "%d", ibv_dealloc_mw(mw1));
+			mw1 = NULL;
+		} else if (!strncmp(line, "dereg", 5)) {
+			long long t0 = now_ms();
+
+			rc = ibv_dereg_mr(dmr);
+			reply(dir, "%d %lld", rc, now_ms() - t0);
+		} else if (sscanf(line, "read %u %u", &a, &b) == 2 &&
+			   a < 2 * WIN_LEN && b <= 256 && b <= 2 * WIN_LEN - a) {
+			for (i = 0; i < (int)b; i++)
+				sprintf(hex + 2 * i, "%02x", wbuf[a + i]);
+			hex[2 * b] = 0;
+			reply(dir, "%s", hex);
+		} else if (sscanf(line, "req %u %u", &a, &b) == 2) {
+			if (qp && ibv_destroy_qp(qp))
+				die("destroy qp");
+			qp = new_qp(IBV_QPT_RC, 64);
+			connect_qp(qp, gid, &pgid, PEER_REQ_QPN, b, a, SQ_PSN);
+			reply(dir, "%u", qp->qp_num);
+		} else if (!strncmp(line, "post", 4)) {
+			struct ibv_sge sge = {
+				(uintptr_t)buf + 32768, 512, mr->lkey
+			};
+			long before = counter(dev, "completer_retry_err");
+			long long t0 = now_ms();
+
+			wr.wr_id = PEER_WR + 4;
+			wr.opcode = IBV_WR_RDMA_READ;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.wr.rdma.remote_addr = 0x10000;
+			wr.wr.rdma.rkey = 0x1234;
+			rc = ibv_post_send(qp, &wr, &bad);
+			status = rc ? rc : wait_wc(PEER_WR + 4, 120);
+			reply(dir, "%d %lld %ld", status, now_ms() - t0,
+			      counter(dev, "completer_retry_err") - before);
+		} else {
+			reply(dir, "bad command");
+		}
+	}
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mw1)
+		ibv_dealloc_mw(mw1);
+	if (mw2)
+		ibv_dealloc_mw(mw2);
+	check(!ibv_dereg_mr(wmr) && !ibv_dereg_mr(mr) &&
+	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
+	      !ibv_close_device(ctx), "peer: teardown");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -770,7 +1030,10 @@ int main(int argc, char **argv)
 		return target(argv);
 	if (argc == 6 && !strcmp(argv[1], "ring"))
 		return ring(argv);
+	if (argc == 6 && !strcmp(argv[1], "peer"))
+		return peer(argv);
 	fprintf(stderr, "usage: %s target DEV GID4 GID6 PEER_IP4 PEER_IP6 INFO STOP\n"
-		"       %s ring DEV GID SEED ROUNDS\n", argv[0], argv[0]);
+		"       %s ring DEV GID SEED ROUNDS\n"
+		"       %s peer DEV GID PEER_IP DIR\n", argv[0], argv[0], argv[0]);
 	return 2;
 }

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A hostile, lossy peer, run by scripts/vm-run.sh on two guests:
+#
+#   peer.sh [CASE...]   (with -f .../sroce.ko -f .../sroce_fuzz_test
+#                        -f .../roce-peer.py -f .../roce-inject.py)
+#
+# Guest 0 runs sroce and `sroce_fuzz_test peer`, which creates RC QPs,
+# memory regions and windows on request; guest 1 has no RoCE device and
+# runs roce-peer.py, which speaks RoCEv2 by hand toward those QPs: it falls
+# silent after a WRITE FIRST while the MR is deregistered (dereg must
+# return at once), writes on through windows revoked between two packets
+# (NAK, nothing lands), sends a WRITE again after a READ (the ACK names the
+# WRITE's PSN), asks for a READ again from its middle (the answer opens
+# with FIRST), and NAKs a READ for ever (retry_cnt is spent on timeouts
+# only). Each "ok - " line of either program is one check.
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+
+dev=sroce0
+dir=/shared/peer
+log=/job/peer.log
+counter() {
+	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1"
+}
+
+if [ "$GUEST_ID" = 0 ]; then
+	link_up sroce "$dev"
+	gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID"
+	addrs_ready peer
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	viol=$(counter resp_rkey_violation)
+	timeout 300 /job/sroce_fuzz_test peer "$dev" "$gid" "$PEER_IP4" "$dir" \
+		>"$log" 2>&1 &
+	pid=$!
+	barrier peer-up
+	wait $pid
+	rc=$?
+	cat "$log"
+	GL_PASS=$((GL_PASS + $(grep -c '^ok - ' "$log")))
+	GL_FAIL=$((GL_FAIL + $(grep -c '^not ok - ' "$log")))
+	check "sroce_fuzz_test peer exits 0" test "$rc" -eq 0
+	# One NAK each: the WRITE after dereg and through the two windows.
+	[ $# -gt 0 ] || check "resp_rkey_violation counts the 3 revoked accesses" \
+		test $(($(counter resp_rkey_violation) - viol)) -eq 3
+	dump_counters "$dev"
+	barrier peer-done
+	rdma link delete "$dev" || fail "rdma link delete"
+	check "rmmod sroce" rmmod sroce
+else
+	addrs_ready peer
+	barrier peer-up
+	for _ in $(seq 100); do
+		[ -e "$dir/info" ] && break
+		sleep 0.1
+	done
+	timeout 280 python3 /job/roce-peer.py "$GUEST_IP4" "$PEER_IP4" "$dir" \
+		"$@" >"$log" 2>&1
+	rc=$?
+	cat "$log"
+	GL_PASS=$((GL_PASS + $(grep -c '^ok - ' "$log")))
+	GL_FAIL=$((GL_FAIL + $(grep -c '^not ok - ' "$log")))
+	check "roce-peer.py exits 0" test "$rc" -eq 0
+	barrier peer-done
+fi
+summary

@@ -1,0 +1,289 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A hand-made RoCEv2 peer for one RC QP at a time (guest job aid).
+
+Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
+
+CASEs (all, in this order, by default): silent, revoke2, revoke1,
+dup-ack, resume-read (after dup-ack), nak-forever.
+
+The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
+commands written to DIR/cmd (see peer() there) and describes its regions
+in DIR/info. This guest has no RoCE device: it receives on UDP port 4791
+and sends hand-built packets with a valid ICRC from a raw socket
+(roce-inject.py), so that it can act as no correct peer would: fall silent
+in the middle of a message, go on writing through a key that was revoked,
+ask again for what was already answered, or NAK for ever. Each case prints
+`ok - ...` or `not ok - ...`; the exit status is the number of failures.
+"""
+import importlib.machinery
+import os
+import socket
+import struct
+import sys
+import time
+
+inject = importlib.machinery.SourceFileLoader(
+    "roce_inject", os.path.join(os.path.dirname(__file__),
+                                "roce-inject.py")).load_module()
+
+MTU = 1024                 # the target's path MTU (sroce_fuzz_test)
+PEER_QPN = 0x123           # our QPN as the target's responder sees it
+OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_ONLY = 0x06, 0x07, 0x0A
+OP_READ_REQ = 0x0C
+OP_READ_FIRST, OP_READ_MIDDLE, OP_READ_LAST, OP_READ_ONLY = 0x0D, 0x0E, 0x0F, 0x10
+OP_ACK = 0x11
+SYN_ACK = 0x1F             # ACK, no credit count (what sroce sends)
+SYN_NAK_SEQ = 0x60         # NAK: PSN sequence error
+SYN_NAK_ACCESS = 0x62      # NAK: remote access error
+NAMES = {OP_READ_FIRST: "READ_RESPONSE_FIRST",
+         OP_READ_MIDDLE: "READ_RESPONSE_MIDDLE",
+         OP_READ_LAST: "READ_RESPONSE_LAST", OP_READ_ONLY: "READ_RESPONSE_ONLY",
+         OP_ACK: "ACKNOWLEDGE", OP_READ_REQ: "READ_REQUEST"}
+
+
+class Peer:
+    def __init__(self, src, dst, where):
+        self.src, self.dst, self.dir = src, dst, where
+        self.out = socket.socket(socket.AF_INET, socket.SOCK_RAW,
+                                 socket.IPPROTO_RAW)
+        self.inp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.inp.bind(("", 4791))
+        self.failures = 0
+        self.info = {}
+        with open(os.path.join(where, "info")) as f:
+            for line in f:
+                k, v = line.strip().split("=")
+                self.info[k] = int(v)
+        self.qpn = None
+        self.psn = self.info["RQ_PSN"]
+
+    def check(self, ok, desc, detail=""):
+        print(("ok - " if ok else "not ok - ") + desc, flush=True)
+        if not ok:
+            self.failures += 1
+            if detail:
+                print("#   " + detail, flush=True)
+        return ok
+
+    def cmd_send(self, line):
+        with open(os.path.join(self.dir, "cmd.tmp"), "w") as f:
+            f.write(line + "\n")
+        os.rename(os.path.join(self.dir, "cmd.tmp"),
+                  os.path.join(self.dir, "cmd"))
+
+    def cmd_reply(self, timeout=30):
+        """The target's reply, or None after timeout seconds."""
+        path = os.path.join(self.dir, "reply")
+        end = time.time() + timeout
+        while True:
+            try:
+                with open(path) as f:
+                    ans = f.read().strip()
+                os.unlink(path)
+                return ans
+            except FileNotFoundError:
+                if time.time() >= end:
+                    return None
+                time.sleep(0.02)
+
+    def cmd(self, line, timeout=30):
+        self.cmd_send(line)
+        return self.cmd_reply(timeout)
+
+    def new_qp(self):
+        self.qpn = int(self.cmd("qp"))
+        self.psn = self.info["RQ_PSN"]
+        self.drain()
+
+    def send(self, opcode, psn, ext=b"", payload=b"", ackreq=False,
+             qpn=None):
+        pkt = inject.packet(self.src, self.dst, opcode,
+                            self.qpn if qpn is None else qpn, ext, payload,
+                            psn=psn, ackreq=ackreq)
+        self.out.sendto(pkt, (self.dst, 0))
+
+    def drain(self):
+        self.inp.settimeout(0.05)
+        try:
+            while True:
+                self.inp.recv(65536)
+        except socket.timeout:
+            pass
+
+    def recv(self, timeout=5.0):
+        """The next packet: (opcode, psn, syndrome or None, payload)."""
+        self.inp.settimeout(timeout)
+        try:
+            b = self.inp.recv(65536)
+        except socket.timeout:
+            return None
+        op, psn = b[0], int.from_bytes(b[9:12], "big")
+        syn, data = None, b[12:-4]
+        if op in (OP_ACK, OP_READ_FIRST, OP_READ_LAST, OP_READ_ONLY):
+            syn, data = b[12], b[16:-4]
+        pad = (b[1] >> 4) & 3
+        return op, psn, syn, data[:len(data) - pad]
+
+    @staticmethod
+    def reth(va, rkey, length):
+        return struct.pack("!QII", va, rkey, length)
+
+    @staticmethod
+    def show(p):
+        if p is None:
+            return "nothing"
+        op, psn, syn, data = p
+        s = f"{NAMES.get(op, hex(op))} psn {psn:#x}"
+        if syn is not None:
+            s += f" syndrome {syn:#x}"
+        return s + f" ({len(data)} bytes)"
+
+    def expect_nak(self, psn, desc):
+        p = self.recv()
+        self.check(p is not None and p[0] == OP_ACK and p[1] == psn and
+                   p[2] == SYN_NAK_ACCESS, desc,
+                   f"want NAK remote access error at {psn:#x}, got {self.show(p)}")
+
+    # Finding 2: a peer silent after WRITE FIRST cannot hold dereg up.
+    def silent_mid_message(self):
+        self.new_qp()
+        va, rkey, p = self.info["DVA"], self.info["DRKEY"], self.psn
+        self.send(OP_WRITE_FIRST, p, self.reth(va, rkey, 3 * MTU),
+                  b"\x11" * MTU)
+        time.sleep(0.5)
+        ans = self.cmd("dereg", timeout=20)
+        ok = ans is not None and ans.split()[0] == "0"
+        self.check(ok and int(ans.split()[1]) < 5000,
+                   "dereg of an MR in the middle of a WRITE returns at once",
+                   f"reply {ans!r} (rc ms; none: still blocked after 20 s)")
+        if not ok:
+            return False
+        self.send(OP_WRITE_MIDDLE, p + 1, payload=b"\x22" * MTU)
+        self.expect_nak(p + 1, "the rest of the WRITE after dereg: NAK "
+                        "remote access error")
+        return True
+
+    # Finding 1: a key revoked between two packets of one message.
+    def revoked_mid_message(self, kind):
+        self.new_qp()
+        bind, revoke, off = (("bind2", "inv2", 16384) if kind == 2 else
+                             ("bind1", "dealloc1", 0))
+        ans = self.cmd(bind)
+        rkey, va, status = (int(x) for x in ans.split())
+        if not self.check(status == 0, f"type {kind} window bound",
+                          f"reply {ans!r} (RKEY VA STATUS)"):
+            return
+        p = self.psn
+        self.send(OP_WRITE_FIRST, p, self.reth(va, rkey, 3 * MTU),
+                  b"\x33" * MTU)
+        time.sleep(0.3)
+        self.check(self.cmd(revoke) == "0", f"type {kind} window revoked "
+                   f"({'LOCAL_INV' if kind == 2 else 'dealloc'})")
+        self.send(OP_WRITE_MIDDLE, p + 1, payload=b"\x44" * MTU)
+        self.expect_nak(p + 1, f"WRITE MIDDLE through the revoked type {kind} "
+                        "window: NAK remote access error")
+        self.send(OP_WRITE_MIDDLE + 1, p + 2, payload=b"\x55" * MTU,
+                  ackreq=True)
+        first = self.cmd(f"read {off} 16")
+        after = self.cmd(f"read {off + MTU} 16")
+        last = self.cmd(f"read {off + 2 * MTU} 16")
+        self.check(first == "33" * 16 and after == "5a" * 16 and
+                   last == "5a" * 16,
+                   f"type {kind}: only the packet before the revocation landed",
+                   f"first {first} middle {after} last {last}")
+
+    # Finding 4: a duplicate WRITE after a READ is ACKed with the WRITE's PSN.
+    def dup_write_after_read(self):
+        self.new_qp()
+        va, rkey, p = self.info["VA"], self.info["RKEY"], self.psn
+        self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x66" * 16,
+                  ackreq=True)
+        a = self.recv()
+        self.check(a is not None and a[:3] == (OP_ACK, p, SYN_ACK),
+                   "WRITE ONLY is ACKed", self.show(a))
+        self.send(OP_READ_REQ, p + 1, self.reth(va, rkey, 64))
+        r = self.recv()
+        self.check(r is not None and r[0] == OP_READ_ONLY and r[1] == p + 1,
+                   "one-packet READ answered", self.show(r))
+        # The ACK was lost, as far as the requester knows: it sends again.
+        self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x66" * 16,
+                  ackreq=True)
+        a = self.recv()
+        self.check(a is not None and a[0] == OP_ACK and a[1] == p,
+                   "duplicate WRITE is ACKed with its own PSN, not the "
+                   "READ's (which would end the READ without data)",
+                   self.show(a))
+        self.psn = p + 2
+
+    # Finding 5: a READ asked again from its middle opens with FIRST.
+    def resumed_read(self):
+        va, rkey, p = self.info["VA"], self.info["RKEY"], self.psn
+        self.send(OP_READ_REQ, p, self.reth(va, rkey, 4 * MTU))
+        got = [self.recv() for _ in range(4)]
+        self.check([g and g[0] for g in got] == [OP_READ_FIRST, OP_READ_MIDDLE,
+                                                 OP_READ_MIDDLE, OP_READ_LAST],
+                   "4-packet READ answered FIRST MIDDLE MIDDLE LAST",
+                   ", ".join(self.show(g) for g in got))
+        # Responses 2 and 3 lost: ask for the rest from PSN p + 2.
+        self.send(OP_READ_REQ, p + 2, self.reth(va + 2 * MTU, rkey, 2 * MTU))
+        got2 = [self.recv() for _ in range(2)]
+        ok = got2[0] is not None and got2[1] is not None
+        self.check(ok and got2[0][:2] == (OP_READ_FIRST, p + 2) and
+                   got2[1][:2] == (OP_READ_LAST, p + 3),
+                   "READ reissued from its middle is answered FIRST, LAST",
+                   ", ".join(self.show(g) for g in got2))
+        if ok:
+            self.check(got2[0][3] + got2[1][3] == got[2][3] + got[3][3],
+                       "the reissued READ returns the same bytes")
+        self.psn = p + 4
+
+    # Finding 7: restarts the peer asks for do not spend retry_cnt.
+    def nak_forever(self, retry=3, timeout=14):
+        qpn = int(self.cmd(f"req {retry} {timeout}"))
+        self.drain()
+        self.cmd_send("post")
+        arrivals, ans, t0 = 0, None, time.time()
+        while ans is None and time.time() - t0 < 120:
+            p = self.recv(timeout=0.2)
+            if p is not None and p[0] == OP_READ_REQ:
+                arrivals += 1
+                # "I expect this PSN": a live peer asking for it again.
+                self.send(OP_ACK, p[1], struct.pack("!I", SYN_NAK_SEQ << 24),
+                          qpn=qpn)
+            ans = self.cmd_reply(timeout=0)
+        print(f"# READ requests seen: {arrivals}; target says {ans!r}")
+        if not self.check(ans is not None, "the NAKed READ completes"):
+            return
+        status, _ms, retries = (int(x) for x in ans.split())
+        self.check(status == 12, "a READ NAKed for ever ends in "
+                   "IBV_WC_RETRY_EXC_ERR", f"status {status}")
+        self.check(retries == retry + 1, f"retry_cnt {retry} spent on "
+                   f"{retry + 1} timeouts, not on NAKs",
+                   f"{retries} retransmit timeouts")
+
+
+CASES = {
+    "silent": lambda p: p.silent_mid_message(),
+    "revoke2": lambda p: p.revoked_mid_message(2),
+    "revoke1": lambda p: p.revoked_mid_message(1),
+    "dup-ack": lambda p: p.dup_write_after_read(),
+    "resume-read": lambda p: p.resumed_read(),
+    "nak-forever": lambda p: p.nak_forever(),
+}
+
+
+def main():
+    if len(sys.argv) < 4 or any(c not in CASES for c in sys.argv[4:]):
+        raise SystemExit(__doc__)
+    peer = Peer(*sys.argv[1:4])
+    for case in sys.argv[4:] or CASES:
+        # A target stuck in a verb answers nothing more: stop there.
+        if CASES[case](peer) is False:
+            break
+    peer.cmd("quit")
+    sys.exit(min(peer.failures, 100))
+
+
+if __name__ == "__main__":
+    main()
