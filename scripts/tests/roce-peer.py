@@ -5,7 +5,7 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), nak-forever.
+dup-ack, resume-read (after dup-ack), nak-forever, blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -263,6 +263,43 @@ class Peer:
                    f"{retries} retransmit timeouts")
 
 
+    # Finding 3: a local stack that drops every packet cannot make a
+    # responder retry its answer every jiffy for ever, nor a requester.
+    def blocked(self):
+        self.new_qp()
+        va, rkey, p = self.info["VA"], self.info["RKEY"], self.psn
+        before = int(self.cmd("counter xmit_backoff_drops"))
+        self.check(self.cmd("block") == "0", "tc drops every RoCEv2 packet "
+                   "the target sends")
+        self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x77" * 16,
+                  ackreq=True)
+        # The back-off gives up after 1 + 2 + ... + 128 jiffies (~1 s).
+        time.sleep(4)
+        drops = int(self.cmd("counter xmit_backoff_drops")) - before
+        self.check(drops == 1, "the ACK the stack keeps refusing is given "
+                   "up once after the back-off", f"{drops} given up")
+        self.check(self.cmd("unblock") == "0", "tc lets packets out again")
+        self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x77" * 16,
+                  ackreq=True)
+        a = self.recv()
+        self.check(a is not None and a[:3] == (OP_ACK, p, SYN_ACK),
+                   "the WRITE sent again is ACKed: the QP lived on",
+                   self.show(a))
+        self.cmd("block")
+        self.cmd("req 1 12")
+        ans = self.cmd("post", timeout=90)
+        self.cmd("unblock")
+        print(f"# target says {ans!r} (STATUS MS RETRIES)")
+        if not self.check(ans is not None, "a READ the stack never lets out "
+                          "completes"):
+            return False
+        status, _ms, retries = (int(x) for x in ans.split())
+        self.check(status == 12 and retries == 2, "... with "
+                   "IBV_WC_RETRY_EXC_ERR after retry_cnt 1 + 1 timeouts",
+                   f"status {status}, {retries} timeouts")
+        return True
+
+
 CASES = {
     "silent": lambda p: p.silent_mid_message(),
     "revoke2": lambda p: p.revoked_mid_message(2),
@@ -270,6 +307,7 @@ CASES = {
     "dup-ack": lambda p: p.dup_write_after_read(),
     "resume-read": lambda p: p.resumed_read(),
     "nak-forever": lambda p: p.nak_forever(),
+    "blocked": lambda p: p.blocked(),
 }
 
 

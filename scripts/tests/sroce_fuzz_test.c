@@ -872,6 +872,10 @@ static void reply(const char *dir, const char *fmt, ...)
  *   post           one 512-byte READ on it; reply "STATUS MS RETRIES"
  *                  when it completes, RETRIES being how much
  *                  completer_retry_err grew meanwhile
+ *   counter NAME   the device's port counter NAME
+ *   block, unblock a tc filter on eth0's egress that drops every RoCEv2
+ *                  packet (the local stack refusing sroce's packets),
+ *                  and its removal; reply the exit status
  *   quit
  * DIR/info gives RKEY VA (buf, remote read and write), DRKEY DVA (dbuf)
  * and the PSNs.
@@ -885,7 +889,7 @@ static int peer(char **argv)
 	struct ibv_qp *qp = NULL;
 	uint8_t *wbuf, *dbuf;
 	union ibv_gid pgid;
-	char line[128], hex[2 * 256 + 1], path[256];
+	char line[128], hex[2 * 256 + 1], path[256], name[64];
 	FILE *f;
 
 	open_dev(dev);
@@ -977,6 +981,8 @@ static int peer(char **argv)
 			long long t0 = now_ms();
 
 			rc = ibv_dereg_mr(dmr);
+			if (!rc)
+				dmr = NULL;
 			reply(dir, "%d %lld", rc, now_ms() - t0);
 		} else if (sscanf(line, "read %u %u", &a, &b) == 2 &&
 			   a < 2 * WIN_LEN && b <= 256 && b <= 2 * WIN_LEN - a) {
@@ -1007,17 +1013,22 @@ static int peer(char **argv)
 			status = rc ? rc : wait_wc(PEER_WR + 4, 120);
 			reply(dir, "%d %lld %ld", status, now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
+		} else if (sscanf(line, "counter %63s", name) == 1) {
+			reply(dir, "%ld", counter(dev, name));
+		} else if (!strncmp(line, "block", 5)) {
+			reply(dir, "%d", system("tc qdisc add dev eth0 clsact && "
+				"tc filter add dev eth0 egress protocol ip u32 "
+				"match ip protocol 17 0xff match ip dport 4791 "
+				"0xffff action drop"));
+		} else if (!strncmp(line, "unblock", 7)) {
+			reply(dir, "%d", system("tc qdisc del dev eth0 clsact"));
 		} else {
 			reply(dir, "bad command");
 		}
 	}
-	if (qp)
-		ibv_destroy_qp(qp);
-	if (mw1)
-		ibv_dealloc_mw(mw1);
-	if (mw2)
-		ibv_dealloc_mw(mw2);
-	check(!ibv_dereg_mr(wmr) && !ibv_dereg_mr(mr) &&
+	check((!qp || !ibv_destroy_qp(qp)) && (!mw1 || !ibv_dealloc_mw(mw1)) &&
+	      (!mw2 || !ibv_dealloc_mw(mw2)) && (!dmr || !ibv_dereg_mr(dmr)) &&
+	      !ibv_dereg_mr(wmr) && !ibv_dereg_mr(mr) &&
 	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
 	      !ibv_close_device(ctx), "peer: teardown");
 	return failures ? 1 : 0;
