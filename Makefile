@@ -14,6 +14,8 @@
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
 #   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 #   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run
+#   make fuzz-verbs [SEED=N] [MINUTES=M]
+#                         random verbs sequences while traffic flows
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -73,4 +75,13 @@ fuzz: modules
 		-f $(CURDIR)/out/sroce_fuzz_test -f $(CURDIR)/scripts/tests/roce-fuzz.py \
 		scripts/tests/fuzz.sh long $(SEED)
 
-.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz
+MINUTES ?= 30
+fuzz-verbs: modules
+	mkdir -p out
+	scripts/test-prog-build.sh verbs-fuzz $(CURDIR)/out/verbs-fuzz
+	scripts/vm-run.sh -n 2 -t $$(( $(MINUTES) * 60 + 300 )) -o out/fuzz-verbs \
+		-f $(CURDIR)/sroce.ko -f $(CURDIR)/out/verbs-fuzz \
+		scripts/tests/verbs-fuzz.sh $$(( $(MINUTES) * 60 )) $(SEED)
+
+.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz \
+	fuzz-verbs

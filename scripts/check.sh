@@ -81,7 +81,7 @@ sparse_module() {
 # The userspace test programs the guest jobs run (scripts/tests/NAME.c).
 build_test_progs() {
 	local p
-	for p in sroce_mw_test sroce_fuzz_test srq-test mcast-ud; do
+	for p in sroce_mw_test sroce_fuzz_test srq-test mcast-ud verbs-fuzz; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -162,6 +162,8 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		"$tests/qptypes.sh" pair sroce rxe
 	step mw mw_job
 	step fuzz fuzz_job quick
+	step verbs-fuzz guest_job verbs-fuzz -n 2 -t 300 -f "$out/verbs-fuzz" \
+		"$tests/verbs-fuzz.sh" 30
 	step peer guest_job peer -n 2 -t 300 -f "$out/sroce_fuzz_test" \
 		-f "$tests/roce-peer.py" -f "$tests/roce-inject.py" "$tests/peer.sh"
 	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
