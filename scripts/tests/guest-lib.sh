@@ -178,7 +178,10 @@ run_client() {
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
 		timeout "${TOOL_TIMEOUT:-150}" "$@" >"$log" 2>&1
 		rc=$?
-		grep -qiE "couldn't connect|connection refused|Unable to connect" "$log" || return $rc
+		# Not listening yet: refused, or with rdma_cm rejected for an
+		# unknown service ID (reason 8).
+		grep -qiE "couldn't connect|connection refused|Unable to connect|RDMA_CM_EVENT_REJECTED; error: 8" \
+			"$log" || return $rc
 		sleep 1
 	done
 	return $rc
