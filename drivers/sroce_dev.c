@@ -26,6 +26,7 @@
 
 #include "sroce_ah.h"
 #include "sroce_cc_sysfs.h"
+#include "sroce_compat.h"
 #include "sroce_counters.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
@@ -158,7 +159,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.alloc_ucontext = sroce_alloc_ucontext,
 	.attach_mcast = sroce_attach_mcast,
 	.create_ah = sroce_create_ah,
-	.create_cq = sroce_create_cq,
+	.create_cq = sroce_compat_create_cq,
 	.create_qp = sroce_create_qp,
 	.create_srq = sroce_create_srq,
 	.create_user_ah = sroce_create_ah,

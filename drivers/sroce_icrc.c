@@ -28,9 +28,9 @@
 #include <linux/ipv6.h>
 #include <linux/string.h>
 #include <linux/udp.h>
-#include <asm/unaligned.h>
 #include <sroce/wire.h>
 
+#include "sroce_compat.h"
 #include "sroce_icrc.h"
 
 /*
