@@ -14,6 +14,8 @@
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
 #   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 #   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run
+#   make dkms-install     add, build and install the module with DKMS
+#   make deb              build the sroce-dkms Debian package (out/deb)
 #   make fuzz-verbs [SEED=N] [MINUTES=M]
 #                         random verbs sequences while traffic flows
 
@@ -83,5 +85,23 @@ fuzz-verbs: modules
 		-f $(CURDIR)/sroce.ko -f $(CURDIR)/out/verbs-fuzz \
 		scripts/tests/verbs-fuzz.sh $$(( $(MINUTES) * 60 )) $(SEED)
 
+# The version DKMS and the package carry: debian/changelog's.
+VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version | sed 's/-[^-]*$$//')
+
+dkms-install:
+	rm -rf /usr/src/sroce-$(VERSION)
+	install -d /usr/src/sroce-$(VERSION)/scripts
+	cp -a Kbuild Kconfig Makefile drivers include /usr/src/sroce-$(VERSION)/
+	install -m 0755 scripts/kdir.sh /usr/src/sroce-$(VERSION)/scripts/
+	sed 's/#MODULE_VERSION#/$(VERSION)/' dkms.conf > /usr/src/sroce-$(VERSION)/dkms.conf
+	dkms add -m sroce -v $(VERSION)
+	dkms build -m sroce -v $(VERSION)
+	dkms install -m sroce -v $(VERSION)
+	install -D -m 0644 scripts/rdma_rxe-blacklist.conf /etc/modprobe.d/sroce-blacklist-rdma_rxe.conf
+
+deb:
+	scripts/deb.sh
+
 .PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz \
+	dkms-install deb \
 	fuzz-verbs

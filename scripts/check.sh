@@ -6,6 +6,7 @@
 #   module   sroce.ko builds with W=1 and no warning
 #   sparse   make C=2, no sparse report
 #   module-6.12  the same, W=1 and sparse, against Debian 13's 6.12
+#   deb      the sroce-dkms package builds and is lintian clean
 #   style    checkpatch --strict clean
 #   kunit    KUnit suites in QEMU (every case counts)
 #   tools    the userspace helpers in tools/ (unit tests)
@@ -144,6 +145,7 @@ need_host_pkgs
 step module build_module
 step sparse sparse_module
 step module-6.12 build_module_612
+step deb "$SROCE_TOP/scripts/deb.sh"
 step style "$SROCE_TOP/scripts/checkpatch.sh"
 step kunit "$SROCE_TOP/scripts/kunit.sh" -o "$out/kunit"
 step tools /usr/bin/python3 "$SROCE_TOP/tools/tests/test_tools.py"
