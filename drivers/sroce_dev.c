@@ -173,6 +173,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_qp = sroce_destroy_qp,
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
+	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.device_group = &sroce_dev_attr_group,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,

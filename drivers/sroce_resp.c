@@ -999,7 +999,6 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 	res->orig = orig;
 
 	resp->psn = sroce_psn_add(pkt->psn, 1);
-	resp->ack_last = pkt->psn;
 	resp->msn++;
 	resp->out.kind = SROCE_RESP_OUT_ATOMIC_ACK;
 	resp->out.psn = pkt->psn;
@@ -1009,9 +1008,9 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 
 /*
  * A request behind ePSN (IBTA vol 1 9.7.5.1.3): SEND and WRITE are ACKed
- * again with the PSN of the newest SEND, WRITE or ATOMIC executed
- * (C9-105; an ACK never names a READ's PSN, which would end that READ at
- * the requester without its data), a READ is executed again
+ * again with the PSN of the newest SEND or WRITE executed (C9-105; an ACK
+ * never names a READ's or an ATOMIC's PSN, which would end that READ or
+ * ATOMIC at the requester without its data), a READ is executed again
  * from the saved request, an ATOMIC is answered from the replay ring and
  * never executed twice (C9-151). Duplicates that match nothing kept are
  * dropped (class D).

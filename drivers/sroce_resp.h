@@ -145,9 +145,10 @@ struct sroce_resp {
 	u32 wr_len;
 
 	/*
-	 * The PSN of the newest SEND, WRITE or ATOMIC executed: a duplicate
-	 * SEND or WRITE is ACKed with it. Never a READ's PSN: a requester
-	 * takes an ACK at or past a READ's PSNs as the end of that READ.
+	 * The PSN of the newest SEND or WRITE executed: a duplicate SEND or
+	 * WRITE is ACKed with it. Never a READ's or an ATOMIC's PSN: an
+	 * rdma_rxe requester takes a plain ACK at such a PSN as the end of
+	 * that READ or ATOMIC, and completes it without its data.
 	 */
 	u32 ack_last;
 	/* Coalesced ACK: one ACK covers every PSN up to ack_psn. */

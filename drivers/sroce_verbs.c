@@ -23,6 +23,21 @@ void sroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 }
 
+/*
+ * The device is going away (rdma link del, rmmod, the netdev deleted, a
+ * move to another namespace) while a process still holds it open. With
+ * this callback the core does not wait for the process to close the
+ * device, which it may never do: it destroys every object of the context
+ * through the driver, then calls here, and the process gets EIO from then
+ * on. Nothing is left to undo: userspace maps only ring buffers
+ * (sroce_queue.c), whose pages each mapping holds a reference on until
+ * munmap(), no I/O memory and no doorbell page, and the destroyed objects
+ * no longer touch the rings.
+ */
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+}
+
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibpd->device);

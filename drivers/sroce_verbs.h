@@ -19,6 +19,7 @@ struct sroce_pd {
 
 int sroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void sroce_dealloc_ucontext(struct ib_ucontext *ibuc);
+void sroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 int sroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int sroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 

@@ -31,6 +31,7 @@ MTU = 1024                 # the target's path MTU (sroce_fuzz_test)
 PEER_QPN = 0x123           # our QPN as the target's responder sees it
 OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_ONLY = 0x06, 0x07, 0x0A
 OP_READ_REQ = 0x0C
+OP_FETCH_ADD, OP_ATOMIC_ACK = 0x14, 0x12
 OP_READ_FIRST, OP_READ_MIDDLE, OP_READ_LAST, OP_READ_ONLY = 0x0D, 0x0E, 0x0F, 0x10
 OP_ACK = 0x11
 SYN_ACK = 0x1F             # ACK, no credit count (what sroce sends)
@@ -120,7 +121,8 @@ class Peer:
             return None
         op, psn = b[0], int.from_bytes(b[9:12], "big")
         syn, data = None, b[12:-4]
-        if op in (OP_ACK, OP_READ_FIRST, OP_READ_LAST, OP_READ_ONLY):
+        if op in (OP_ACK, OP_ATOMIC_ACK, OP_READ_FIRST, OP_READ_LAST,
+                  OP_READ_ONLY):
             syn, data = b[12], b[16:-4]
         pad = (b[1] >> 4) & 3
         return op, psn, syn, data[:len(data) - pad]
@@ -193,7 +195,8 @@ class Peer:
                    f"type {kind}: only the packet before the revocation landed",
                    f"first {first} middle {after} last {last}")
 
-    # Finding 4: a duplicate WRITE after a READ is ACKed with the WRITE's PSN.
+    # Finding 4: a duplicate WRITE after a READ and an ATOMIC is ACKed
+    # with the WRITE's PSN.
     def dup_write_after_read(self):
         self.new_qp()
         va, rkey, p = self.info["VA"], self.info["RKEY"], self.psn
@@ -206,15 +209,21 @@ class Peer:
         r = self.recv()
         self.check(r is not None and r[0] == OP_READ_ONLY and r[1] == p + 1,
                    "one-packet READ answered", self.show(r))
+        self.send(OP_FETCH_ADD, p + 2,
+                  struct.pack("!QIQQ", va + 64, rkey, 1, 0))
+        r = self.recv()
+        self.check(r is not None and r[0] == OP_ATOMIC_ACK and r[1] == p + 2,
+                   "FETCH_ADD answered with an ATOMIC ACKNOWLEDGE",
+                   self.show(r))
         # The ACK was lost, as far as the requester knows: it sends again.
         self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x66" * 16,
                   ackreq=True)
         a = self.recv()
         self.check(a is not None and a[0] == OP_ACK and a[1] == p,
-                   "duplicate WRITE is ACKed with its own PSN, not the "
-                   "READ's (which would end the READ without data)",
+                   "duplicate WRITE is ACKed with its own PSN, not the READ's "
+                   "or ATOMIC's (which would end them without data)",
                    self.show(a))
-        self.psn = p + 2
+        self.psn = p + 3
 
     # Finding 5: a READ asked again from its middle opens with FIRST.
     def resumed_read(self):
