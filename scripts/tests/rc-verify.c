@@ -31,7 +31,8 @@
  *   -t TIMEOUT  the QPs' local ACK timeout exponent (default 17,
  *               4.096 us * 2^17 = 0.54 s)
  *   -r RETRY    retry_cnt (default 7)
- *   -T SECS     give up when nothing progresses for SECS (default 120)
+ *   -T SECS     give up when nothing progresses for SECS (default 120;
+ *               both sides)
  *
  * Prints the counts of each operation and every mismatch (first bad
  * offset, expected and found byte). Exit status: 0 all verified, 1 an
@@ -45,6 +46,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,7 +82,7 @@ struct msg {
 struct cfg {
 	uint32_t magic, nqp, win, maxsz;
 	uint64_t nops, seed;
-	uint32_t duration, timeout, retry, pad;
+	uint32_t duration, timeout, retry, stall;
 };
 
 struct info {
@@ -116,9 +118,9 @@ struct qstate {
 
 static struct cfg cfg = {
 	.magic = MAGIC, .nqp = 8, .win = 4, .maxsz = 262144, .nops = 24,
-	.seed = 1, .timeout = 17, .retry = 7,
+	.seed = 1, .timeout = 17, .retry = 7, .stall = 120,
 };
-static int is_server, sock, gid_index, stall_s = 120;
+static int is_server, sock, gid_index;
 static unsigned int rd_atom;
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -891,7 +893,7 @@ static void stall(void)
 			(unsigned long long)qs[q].done,
 			(unsigned long long)qs[q].prepared);
 	report();
-	die(3, "no progress for %d s", stall_s);
+	die(3, "no progress for %d s", (int)cfg.stall);
 }
 
 /* Operations the client reported done that wait for their receive. */
@@ -964,7 +966,7 @@ static void run(void)
 			send_msg(CTL_FIN, 0, mismatches);
 			break;
 		}
-		if (now() - t_progress > stall_s)
+		if (now() - t_progress > (int)cfg.stall)
 			stall();
 	}
 }
@@ -1009,7 +1011,7 @@ int main(int argc, char **argv)
 		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
 		case 't': cfg.timeout = strtoul(optarg, NULL, 0); break;
 		case 'r': cfg.retry = strtoul(optarg, NULL, 0); break;
-		case 'T': stall_s = atoi(optarg); break;
+		case 'T': cfg.stall = strtoul(optarg, NULL, 0); break;
 		default: usage();
 		}
 	}
@@ -1025,9 +1027,11 @@ int main(int argc, char **argv)
 	sa.sin_port = htons(atoi(argv[3]));
 	if (!cfg.nqp || cfg.nqp > MAX_QP || !cfg.win || cfg.win > MAX_WIN ||
 	    cfg.maxsz < 8 || cfg.maxsz > MAX_SZ || cfg.timeout > 31 ||
-	    cfg.retry > 7)
+	    cfg.retry > 7 || !cfg.stall)
 		die(2, "parameter out of range");
 	setbuf(stdout, NULL);
+	/* A peer gone is an error to report, not a signal to die of. */
+	signal(SIGPIPE, SIG_IGN);
 	setup_device(argv[1]);
 
 	sock = socket(AF_INET, SOCK_STREAM, 0);
@@ -1047,7 +1051,7 @@ int main(int argc, char **argv)
 		xfer(&cfg, sizeof(cfg), 0);
 		if (cfg.magic != MAGIC || !cfg.nqp || cfg.nqp > MAX_QP ||
 		    !cfg.win || cfg.win > MAX_WIN || cfg.maxsz < 8 ||
-		    cfg.maxsz > MAX_SZ)
+		    cfg.maxsz > MAX_SZ || !cfg.stall)
 			die(2, "bad parameters from the client");
 	} else {
 		if (inet_pton(AF_INET, argv[4], &sa.sin_addr) != 1)
