@@ -14,6 +14,9 @@
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
 #   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 #   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run
+#   make faults [SEED=N]  verified RC traffic under loss, reordering,
+#                         duplication, corruption and link down (long form)
+#   make stress           teardown under load (teardown.sh), 50 rounds
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -73,4 +76,21 @@ fuzz: modules
 		-f $(CURDIR)/out/sroce_fuzz_test -f $(CURDIR)/scripts/tests/roce-fuzz.py \
 		scripts/tests/fuzz.sh long $(SEED)
 
-.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz
+rc-verify: modules
+	mkdir -p out
+	scripts/test-prog-build.sh rc-verify $(CURDIR)/out/rc-verify
+
+faults: rc-verify
+	scripts/vm-run.sh -n 2 -t 3600 -o out/faults-sroce -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/rc-verify scripts/tests/faults.sh pair sroce sroce long \
+		$(if $(SEED),seed=$(SEED))
+	scripts/vm-run.sh -n 2 -t 3600 -o out/faults-rxe -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/rc-verify scripts/tests/faults.sh pair sroce rxe long \
+		$(if $(SEED),seed=$(SEED))
+
+stress: rc-verify
+	scripts/vm-run.sh -n 2 -t 14400 -o out/stress -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/rc-verify scripts/tests/teardown.sh 50
+
+.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz \
+	rc-verify faults stress
