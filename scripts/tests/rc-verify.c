@@ -134,6 +134,7 @@ static size_t slot_size, buf_size;
 static struct info me, peer;
 static uint64_t count[OP_NUM], bytes, mismatches, peer_mismatches, cq_events;
 static const char *role;
+static int flowing;
 static double t_start, t_progress;
 
 static void die(int code, const char *fmt, ...)
@@ -764,6 +765,10 @@ static void client_wc(const struct ibv_wc *wc)
 	qs[q].done++;
 	t_progress = now();
 	send_msg(CTL_DONE, q, k);
+	if (!flowing) {
+		printf("# client: traffic flowing\n");
+		flowing = 1;
+	}
 }
 
 static void drain_cq(void)

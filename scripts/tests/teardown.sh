@@ -4,7 +4,7 @@
 # Teardown under load, run by scripts/vm-run.sh in two guests with sroce
 # on both (with -f .../sroce.ko -f .../rc-verify):
 #
-#   teardown.sh [ROUNDS] [known=ACTION,...] [ACTION...]
+#   teardown.sh [ROUNDS] [ACTION...]
 #
 # rc-verify (scripts/tests/rc-verify.c) streams verified RC traffic on 8
 # QPs, guest 0 serving, guest 1 the client: SENDs, WRITEs and atomics one
@@ -15,8 +15,12 @@
 #   kill-server   kill -9 of the server (guest 0)
 #   link-del      rdma link del sroce0 on guest 0
 #   flap          eth0 down, 1 s, up on guest 0
-#   vlan-del      traffic over sroce1 on a VLAN (eth0.5) of both guests;
-#                 guest 0 deletes eth0.5, which must take sroce1 with it
+#   netdev-del    traffic over sroce1 on a macvlan (mv5, 10.77.5.N) of
+#                 both guests; guest 0 deletes mv5, which must take
+#                 sroce1 with it (sroce refuses links on VLAN devices:
+#                 a VLAN's addresses are GIDs of the real device's link)
+#   vlan-del      traffic over sroce0 with the GID of a VLAN (eth0.5,
+#                 10.77.6.N) of both guests; guest 0 deletes eth0.5
 #   rmmod         rmmod sroce on guest 0; if it is refused while the
 #                 server holds the device, the server is killed and rmmod
 #                 must then succeed; sroce is loaded again after
@@ -28,22 +32,19 @@
 # a data mismatch (exit 4), and afterwards a fresh connection must carry a
 # short verified transfer. vm-run.sh judges the kernel log. Every round
 # repeats every action: `make check` runs one round, `make stress` 50.
-# known=link-del reports, rather than fails, an rdma link del that waits
-# for the device's users to exit (see link_del_under_load).
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
-rounds=1 actions=() known=()
+rounds=1 actions=()
 for opt in "$@"; do
 	case $opt in
 	[0-9]*) rounds=$opt ;;
-	known=*) IFS=, read -ra known <<<"${opt#known=}" ;;
-	kill-client|kill-server|link-del|flap|vlan-del|rmmod) actions+=("$opt") ;;
+	kill-client|kill-server|link-del|flap|netdev-del|vlan-del|rmmod) actions+=("$opt") ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
-[ ${#actions[@]} -gt 0 ] || actions=(kill-client kill-server link-del flap vlan-del rmmod)
+[ ${#actions[@]} -gt 0 ] || actions=(kill-client kill-server link-del flap netdev-del vlan-del rmmod)
 prog=/job/rc-verify
 [ -x $prog ] || bail "no $prog: pass -f .../rc-verify to vm-run.sh"
 BOUND=30
@@ -58,8 +59,18 @@ gid_of() {
 	roce_gid_index "$1" "$2" || bail "no RoCE v2 GID on $1 for $2"
 }
 
-# hang_dump PID: what the task PID is blocked on; with known, without the
-# sysrq-w dump (it would fail the run's kernel log check).
+# gid_wait DEV IP: DEV's RoCE v2 GID index for IP, once ib_core has added it.
+gid_wait() {
+	local _
+	for _ in $(seq 50); do
+		roce_gid_index "$1" "$2" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo 0
+	return 1
+}
+
+# hang_dump PID: what the task PID is blocked on.
 hang_dump() {
 	local t
 	echo "# task $1 ($(cat "/proc/$1/comm" 2>/dev/null)) did not finish:"
@@ -67,7 +78,6 @@ hang_dump() {
 		echo "#   $t: state $(awk '{ print $3 }' "$t/stat" 2>/dev/null) wchan $(cat "$t/wchan" 2>/dev/null)"
 		sed 's/^/#     /' "$t/stack" 2>/dev/null
 	done
-	[ "${2:-}" = known ] && return
 	echo w >/proc/sysrq-trigger
 	sleep 1
 	dmesg | tail -n 120 | sed 's/^/#   dmesg: /'
@@ -80,7 +90,7 @@ gone() {
 	[ -z "$state" ] || [ "$state" = Z ]
 }
 
-# wait_bounded PID [SECS [known]]: wait for the background job PID to end;
+# wait_bounded PID [SECS]: wait for the background job PID to end;
 # its exit status, or 124 (after the hang dump and kill -9) if it is still
 # there after SECS. A task in D state ignores the kill: it is left behind
 # (as 125) rather than waited for without bound.
@@ -88,7 +98,7 @@ wait_bounded() {
 	local pid=$1 end=$((SECONDS + ${2:-$BOUND}))
 	until gone "$pid"; do
 		if [ $SECONDS -ge $end ]; then
-			hang_dump "$pid" "${3:-}"
+			hang_dump "$pid"
 			kill -9 "$pid" 2>/dev/null
 			for _ in $(seq 50); do
 				gone "$pid" && break
@@ -166,12 +176,11 @@ start() {
 	pid=$!
 }
 
-# flowing LOG: the run is set up and has been moving data for 2 s.
+# flowing LOG: the client's first operation completed 2 s ago.
 flowing() {
 	local _
 	for _ in $(seq 150); do
-		grep -q '^# client: .*QPs, window' "$1" 2>/dev/null && { sleep 2; return 0; }
-		grep -q '^# server: .*QPs, window' "$1" 2>/dev/null && { sleep 2; return 0; }
+		grep -q '^# client: traffic flowing' "$1" 2>/dev/null && { sleep 2; return 0; }
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -192,30 +201,50 @@ fresh() {
 	port=$((port + 1))
 }
 
-# vlan_up / vlan_down: eth0.5 with 10.77.5.N and sroce1 on it.
-vlan_up() {
-	ip link add link eth0 name eth0.5 type vlan id 5 &&
-		ip addr add "10.77.5.$((GUEST_ID + 1))/24" dev eth0.5 &&
-		ip link set eth0.5 up &&
-		rdma link add sroce1 type sroce netdev eth0.5 &&
-		wait_port_active sroce1 10
+# extra_up ACTION / extra_down: the netdev of netdev-del (mv5, a macvlan
+# on eth0, with sroce1 on it) or vlan-del (eth0.5, whose address is a GID
+# of sroce0); prints the device and the local address to use.
+extra_up() {
+	local n=$((GUEST_ID + 1))
+	case $1 in
+	netdev-del)
+		ip link add link eth0 name mv5 type macvlan mode bridge &&
+			ip addr add "10.77.5.$n/24" dev mv5 &&
+			ip link set mv5 up &&
+			rdma link add sroce1 type sroce netdev mv5 &&
+			wait_port_active sroce1 10 &&
+			echo "sroce1 10.77.5"
+		;;
+	vlan-del)
+		ip link add link eth0 name eth0.5 type vlan id 5 &&
+			ip addr add "10.77.6.$n/24" dev eth0.5 &&
+			ip link set eth0.5 up &&
+			echo "sroce0 10.77.6"
+		;;
+	esac
 }
 
-vlan_down() {
+extra_down() {
+	ip link del mv5 2>/dev/null
 	ip link del eth0.5 2>/dev/null
-	rdma link show sroce1 >/dev/null 2>&1 && rdma link del sroce1
+	! rdma link show sroce1 >/dev/null 2>&1 || rdma link del sroce1
 	true
 }
 
 # act ACTION: one action under load; both guests call it.
 act() {
-	local a=$1 log=/job/$1-$port dev=sroce0 ip=$PEER_IP4 gid t0=$SECONDS
-	if [ "$a" = vlan-del ]; then
-		check "vlan-del: eth0.5 with sroce1" vlan_up || { barrier "$a-$port-abort"; return; }
-		dev=sroce1 ip=10.77.5.$((2 - GUEST_ID))
-		ping -c 1 -W 5 "$ip" >/dev/null 2>&1
+	local a=$1 log=/job/$1-$port dev=sroce0 net='' gid t0=$SECONDS x
+	gid=$(gid_of sroce0 "$GUEST_IP4")
+	if [ "$a" = netdev-del ] || [ "$a" = vlan-del ]; then
+		x=$(extra_up "$a" 2>/job/extra.log)
+		read -r dev net <<<"$x"
+		check "$a: ${dev:-its device} on ${net:-?}.$((GUEST_ID + 1))" test -n "$net" ||
+			sed 's/^/#   /' /job/extra.log
+		addrs_ready
+		ping -c 1 -W 5 "$net.$((2 - GUEST_ID))" >/dev/null 2>&1
+		gid=$(gid_wait "${dev:-sroce0}" "$net.$((GUEST_ID + 1))") ||
+			fail "$a: no RoCE v2 GID on ${dev:-sroce0} for $net.$((GUEST_ID + 1))"
 	fi
-	gid=$(gid_of $dev "$([ $dev = sroce1 ] && echo "10.77.5.$((GUEST_ID + 1))" || echo "$GUEST_IP4")")
 	barrier "$a-$port-start"
 	# The control connection always goes over eth0.
 	# shellcheck disable=SC2086,SC2046
@@ -245,13 +274,20 @@ act() {
 			bash -c 'ip link set dev eth0 down; sleep 1; ip link set dev eth0 up'
 		wait_port_active sroce0 20 || fail "$a: sroce0 not active again"
 		;;
-	vlan-del/0)
-		bounded "$a: ip link del eth0.5 under load" ip link del eth0.5
-		check "$a: sroce1 went with eth0.5" bash -c '! rdma link show sroce1'
+	netdev-del/0)
+		bounded "$a: ip link del mv5 under load" ip link del mv5
+		check "$a: sroce1 went with mv5" bash -c '! rdma link show sroce1'
 		expect_exit "$a: server sees sroce1 gone" "$pid" "$log" err
 		;;
-	vlan-del/1)
+	netdev-del/1)
 		expect_exit "$a: client sees the peer's sroce1 gone" "$pid" "$log" err
+		;;
+	vlan-del/0)
+		bounded "$a: ip link del eth0.5 under load" ip link del eth0.5
+		expect_exit "$a: server sees its GID gone" "$pid" "$log" err
+		;;
+	vlan-del/1)
+		expect_exit "$a: client sees the peer's address gone" "$pid" "$log" err
 		;;
 	rmmod/0)
 		rmmod_under_load "$log"
@@ -269,39 +305,32 @@ act() {
 		expect_exit "$a: server run ends without a mismatch or hang" "$pid" "$log" ok err
 	fi
 	barrier "$a-$port-acted"
-	[ "$a" != vlan-del ] || vlan_down
+	extra_down
 	port=$((port + 1))
 	fresh "$a"
 	echo "# $a: $((SECONDS - t0)) s"
 }
 
 # link_del_under_load LOG: rdma link del sroce0 with the server running on
-# it. The link del must return within BOUND s and the server see its
-# device go. Without disassociate_ucontext, ib_uverbs_remove_one() waits
-# for every user of the device to close it, and nothing tells them to:
-# with known=link-del that wait is reported (not failed), the server is
-# then killed, and the link del must end within BOUND s of that.
+# it: it must return within BOUND s and the server see its device go. If
+# it waits instead, eth0 must still carry IP; the server is then killed
+# and the link del must end once it is gone.
 link_del_under_load() {
-	local ld rc k=''
-	[[ " ${known[*]} " == *" link-del "* ]] && k=known
+	local ld rc
 	rdma link del sroce0 >/job/link-del.log 2>&1 &
 	ld=$!
-	wait_bounded $ld $BOUND $k
+	wait_bounded $ld
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		echo "ok - link-del: rdma link del sroce0 under load returned"
 		GL_PASS=$((GL_PASS + 1))
 		expect_exit "link-del: server sees its device gone" "$pid" "$1" err
 	else
-		if [ -n "$k" ]; then
-			echo "# KNOWN: rdma link del sroce0 waits for its users (exit $rc after $BOUND s)"
-		else
-			fail "link-del: rdma link del sroce0 under load (exit $rc${rc/#12[45]/, hung})"
-		fi
+		fail "link-del: rdma link del sroce0 under load (exit $rc${rc/#12[45]/, hung})"
 		check "link-del: eth0 carries IP meanwhile (ping $PEER_IP4)" \
 			ping -c 2 -W 5 "$PEER_IP4"
-		kill -9 "$pid"
-		expect_exit "link-del: killed server exits" "$pid" "$1" killed
+		kill -9 "$pid" 2>/dev/null
+		expect_exit "link-del: killed server exits" "$pid" "$1" killed err
 		if [ $rc -eq 125 ]; then
 			wait_bounded $ld
 			rc=$?
