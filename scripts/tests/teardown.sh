@@ -152,6 +152,7 @@ expect_exit() {
 	137) why="killed" ;;
 	*) why="" ;;
 	esac
+	tail -n 3 "$log" | sed 's/^/#   | /'
 	if [ -n "$good" ]; then
 		echo "ok - $desc (exit $rc)"
 		GL_PASS=$((GL_PASS + 1))
@@ -159,7 +160,6 @@ expect_exit() {
 		fail "$desc (exit $rc${why:+, $why})"
 		sed 's/^/#   /' "$log"
 	fi
-	tail -n 3 "$log" | sed 's/^/#   | /'
 }
 
 # start DEV GID PEER LOG OPTS: start this guest's side of a run in the
@@ -189,6 +189,17 @@ flowing() {
 	return 1
 }
 
+# net_diag: the state of the IP path to the peer, for a failed check.
+net_diag() {
+	{
+		ping -c 2 -W 2 "$PEER_IP4"
+		ip neigh show dev eth0
+		ss -tan
+		ip -s link show dev eth0
+		grep -E '^(Ip|Tcp|Udp):' /proc/net/snmp
+	} 2>&1 | sed 's/^/#   net: /'
+}
+
 # fresh TAG: a new connection carries a short verified transfer.
 fresh() {
 	local gid log=/job/$1-fresh-$port
@@ -196,7 +207,7 @@ fresh() {
 	barrier "$1-fresh-$port"
 	start sroce0 "$gid" "$PEER_IP4" "$log" -q 4 -w 4 -m 65536 -n 12 -T 60 -s $RANDOM
 	expect_exit "$1: a fresh connection verifies its data afterwards" \
-		"$pid" "$log" ok
+		"$pid" "$log" ok || net_diag
 	barrier "$1-fresh-done-$port"
 	port=$((port + 1))
 }
@@ -251,6 +262,7 @@ act() {
 	start $dev "$gid" "$PEER_IP4" "$log" $STREAM $([ "$a" = flap ] && echo -D 12)
 	[ "$GUEST_ID" = 0 ] || flowing "$log"
 	barrier "$a-$port-flowing"
+	[ "$dev" = sroce0 ] || dump_counters "$dev"
 	case $a/$GUEST_ID in
 	kill-client/1)
 		kill -9 "$pid"
