@@ -252,7 +252,8 @@ act() {
 		check "$a: ${dev:-its device} on ${net:-?}.$((GUEST_ID + 1))" test -n "$net" ||
 			sed 's/^/#   /' /job/extra.log
 		addrs_ready
-		ping -c 1 -W 5 "$net.$((2 - GUEST_ID))" >/dev/null 2>&1
+		barrier "$a-$port-extra"
+		check "$a: ping $net.$((2 - GUEST_ID))" ping -c 1 -W 5 "$net.$((2 - GUEST_ID))"
 		gid=$(gid_wait "${dev:-sroce0}" "$net.$((GUEST_ID + 1))") ||
 			fail "$a: no RoCE v2 GID on ${dev:-sroce0} for $net.$((GUEST_ID + 1))"
 	fi
