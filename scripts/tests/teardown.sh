@@ -156,10 +156,11 @@ expect_exit() {
 	if [ -n "$good" ]; then
 		echo "ok - $desc (exit $rc)"
 		GL_PASS=$((GL_PASS + 1))
-	else
-		fail "$desc (exit $rc${why:+, $why})"
-		sed 's/^/#   /' "$log"
+		return 0
 	fi
+	fail "$desc (exit $rc${why:+, $why})"
+	sed 's/^/#   /' "$log"
+	return 1
 }
 
 # start DEV GID PEER LOG OPTS: start this guest's side of a run in the
@@ -197,6 +198,10 @@ net_diag() {
 		ss -tan
 		ip -s link show dev eth0
 		grep -E '^(Ip|Tcp|Udp):' /proc/net/snmp
+		cat /proc/net/softnet_stat
+		grep -E 'NET_RX|NET_TX' /proc/softirqs
+		ps -eo pid,stat,pcpu,wchan:30,comm --sort=-pcpu | head -n 8
+		dmesg | tail -n 15
 	} 2>&1 | sed 's/^/#   net: /'
 }
 
@@ -206,8 +211,13 @@ fresh() {
 	gid=$(gid_of sroce0 "$GUEST_IP4")
 	barrier "$1-fresh-$port"
 	start sroce0 "$gid" "$PEER_IP4" "$log" -q 4 -w 4 -m 65536 -n 12 -T 60 -s $RANDOM
-	expect_exit "$1: a fresh connection verifies its data afterwards" \
-		"$pid" "$log" ok || net_diag
+	if ! expect_exit "$1: a fresh connection verifies its data afterwards" \
+		"$pid" "$log" ok; then
+		net_diag
+		# Without IP between the guests nothing after can pass.
+		ping -c 3 -W 3 "$PEER_IP4" >/dev/null 2>&1 ||
+			bail "$1: no IP traffic to $PEER_IP4 any more"
+	fi
 	barrier "$1-fresh-done-$port"
 	port=$((port + 1))
 }
