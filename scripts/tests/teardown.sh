@@ -229,7 +229,11 @@ extra_up() {
 	local n=$((GUEST_ID + 1))
 	case $1 in
 	netdev-del)
-		ip link add link eth0 name mv5 type macvlan mode bridge &&
+		# Only mv5 may answer ARP for mv5's address: a reply from eth0
+		# sends the peer's RoCE packets to eth0, hence to sroce0.
+		sysctl -qw net.ipv4.conf.all.arp_ignore=1 \
+			net.ipv4.conf.all.arp_announce=2 &&
+			ip link add link eth0 name mv5 type macvlan mode bridge &&
 			ip addr add "10.77.5.$n/24" dev mv5 &&
 			ip link set mv5 up &&
 			rdma link add sroce1 type sroce netdev mv5 &&
