@@ -18,6 +18,9 @@
 #   make deb              build the sroce-dkms Debian package (out/deb)
 #   make fuzz-verbs [SEED=N] [MINUTES=M]
 #                         random verbs sequences while traffic flows
+#   make faults [SEED=N]  verified RC traffic under loss, reordering,
+#                         duplication, corruption and link down (long form)
+#   make stress           teardown under load (teardown.sh), 50 rounds
 
 KVER ?= $(shell uname -r)
 KDIR ?= $(shell scripts/kdir.sh $(KVER))
@@ -102,6 +105,21 @@ dkms-install:
 deb:
 	scripts/deb.sh
 
+rc-verify: modules
+	mkdir -p out
+	scripts/test-prog-build.sh rc-verify $(CURDIR)/out/rc-verify
+
+faults: rc-verify
+	scripts/vm-run.sh -n 2 -t 3600 -o out/faults-sroce -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/rc-verify scripts/tests/faults.sh pair sroce sroce long \
+		$(if $(SEED),seed=$(SEED))
+	scripts/vm-run.sh -n 2 -t 3600 -o out/faults-rxe -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/rc-verify scripts/tests/faults.sh pair sroce rxe long \
+		$(if $(SEED),seed=$(SEED))
+
+stress: rc-verify
+	scripts/vm-run.sh -n 2 -t 14400 -o out/stress -f $(CURDIR)/sroce.ko \
+		-f $(CURDIR)/out/rc-verify scripts/tests/teardown.sh 50
+
 .PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz \
-	dkms-install deb \
-	fuzz-verbs
+	fuzz-verbs dkms-install deb rc-verify faults stress

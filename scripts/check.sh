@@ -26,6 +26,11 @@
 #            hostile hand-made peer (silent mid-message, keys revoked
 #            mid-message, duplicates after a READ, READs resumed,
 #            endless NAKs)
+#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification; RC
+#            traffic verified byte by byte (rc-verify) under netem loss,
+#            reordering, duplication, corruption and a link flap,
+#            sroce<->sroce and sroce<->rdma_rxe (the long form is `make
+#            faults`); teardown under load, one round (`make stress`: 50)
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -102,7 +107,8 @@ build_module_612() {
 # The userspace test programs the guest jobs run (scripts/tests/NAME.c).
 build_test_progs() {
 	local p
-	for p in sroce_mw_test sroce_fuzz_test srq-test mcast-ud verbs-fuzz; do
+	for p in sroce_mw_test sroce_fuzz_test srq-test mcast-ud verbs-fuzz \
+		rc-verify; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -190,6 +196,15 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step peer guest_job peer -n 2 -t 300 -f "$out/sroce_fuzz_test" \
 		-f "$tests/roce-peer.py" -f "$tests/roce-inject.py" "$tests/peer.sh"
 	step nvmeof guest_job nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
+	# Verified RC traffic under netem faults and a link flap (the long
+	# form is `make faults`), and teardown under load, one round (`make
+	# stress`: 50).
+	step faults-sroce guest_job faults-sroce -n 2 -t 600 -f "$out/rc-verify" \
+		"$tests/faults.sh" pair sroce sroce quick servers=0
+	step faults-rxe guest_job faults-rxe -n 2 -t 600 -f "$out/rc-verify" \
+		"$tests/faults.sh" pair sroce rxe quick
+	step teardown guest_job teardown -n 2 -t 600 -f "$out/rc-verify" \
+		"$tests/teardown.sh" 1
 else
 	log "== guests: skipped, sroce.ko was not built"
 	failed=$((failed + 1))

@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# RC traffic with every byte verified, under link faults, run by
+# scripts/vm-run.sh in two guests (with -f .../rc-verify):
+#
+#   faults.sh pair TYPE0 TYPE1 [quick|long] [servers=0|1|both] [seed=N]
+#             [FAULT...]
+#
+# Guest N runs link type TYPEn (sroce or rxe). rc-verify
+# (scripts/tests/rc-verify.c) runs between the guests, with guest 0 as
+# server, guest 1 or each in turn (servers=, default both), under each
+# FAULT (default: all of them):
+#
+#   baseline   no fault
+#   loss1      netem loss 1% on the egress of both guests
+#   loss5      netem loss 5% on both
+#   reorder    netem delay 4ms reorder 25% 50% on both
+#   dup        netem duplicate 5% on both
+#   corrupt    netem corrupt 2% on both: each corrupted RoCE packet must be
+#              dropped on its ICRC, so an sroce receiver's
+#              rcvd_bad_icrc_pkts must grow
+#   linkdown   guest 0 takes eth0 down for 2 s in the middle of the run
+#
+# Every run must verify all its data (SEND, WRITE, WRITE with immediate,
+# READ, fetch-and-add, compare-and-swap) and end without an error
+# completion. The QPs' local ACK timeout is 4.096 us * 2^18 = 1.07 s for
+# linkdown (retry_cnt 7: 8 attempts span 8.6 s, more than the 2 s without
+# link) and 2^17 = 0.54 s otherwise. quick (make check) keeps the runs
+# small; long (make faults) adds 32 QPs at up to 1 MiB and 16 MiB
+# messages. Each run is one check, each counter check another.
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+
+[ "$1" = pair ] || bail "usage: faults.sh pair TYPE0 TYPE1 [quick|long] [servers=...] [FAULT...]"
+types=("$2" "$3")
+mytype=${types[$GUEST_ID]}
+dev=${mytype}0
+shift 3
+size=quick servers=(0 1) faults=() seed=
+for opt in "$@"; do
+	case $opt in
+	quick|long) size=$opt ;;
+	servers=0|servers=1) servers=("${opt#servers=}") ;;
+	servers=both) servers=(0 1) ;;
+	seed=[0-9]*) seed=${opt#seed=} ;;
+	baseline|loss1|loss5|reorder|dup|corrupt|linkdown) faults+=("$opt") ;;
+	*) bail "unknown option '$opt'" ;;
+	esac
+done
+[ ${#faults[@]} -gt 0 ] || faults=(baseline loss1 loss5 reorder dup corrupt linkdown)
+prog=/job/rc-verify
+[ -x $prog ] || bail "no $prog: pass -f .../rc-verify to vm-run.sh"
+
+link_up "$mytype" "$dev"
+gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
+addrs_ready peer
+modprobe sch_netem 2>/dev/null
+port=19100
+# The runs' seeds: seed= or one guest 0 picks; run N uses SEED + N.
+if [ -z "$seed" ] && [ "$GUEST_ID" = 0 ]; then
+	seed=$((RANDOM * 32768 + RANDOM))
+	echo "$seed" >/shared/faults-seed
+fi
+barrier seed
+[ -n "$seed" ] || seed=$(cat /shared/faults-seed)
+echo "# seed $seed (faults.sh ... seed=$seed repeats these runs)"
+
+# The runs of one fault: rc-verify options, one run per line.
+runs_of() {
+	local t=17
+	[ "$1" = linkdown ] && t=18
+	if [ "$size" = quick ]; then
+		case $1 in
+		linkdown) echo "-q 8 -w 4 -m 65536 -n 0 -D 8 -t $t" ;;
+		*) echo "-q 8 -w 4 -m 262144 -n 32 -t $t" ;;
+		esac
+		return
+	fi
+	case $1 in
+	linkdown) echo "-q 32 -w 4 -m 1048576 -n 0 -D 12 -t $t" ;;
+	*) echo "-q 32 -w 4 -m 1048576 -n 24 -t $t" ;;
+	esac
+	case $1 in
+	baseline|loss1|reorder|dup) echo "-q 4 -w 2 -m 16777216 -n 6 -t $t" ;;
+	esac
+}
+
+# fault_on FAULT / fault_off: this guest's part of FAULT.
+fault_on() {
+	case $1 in
+	loss1) tc qdisc add dev eth0 root netem loss 1% ;;
+	loss5) tc qdisc add dev eth0 root netem loss 5% ;;
+	reorder) tc qdisc add dev eth0 root netem delay 4ms reorder 25% 50% ;;
+	dup) tc qdisc add dev eth0 root netem duplicate 5% ;;
+	corrupt) tc qdisc add dev eth0 root netem corrupt 2% ;;
+	*) true ;;
+	esac
+}
+
+fault_off() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	true
+}
+
+counter() {
+	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
+}
+
+# flap: eth0 down for 2 s, 2 s into the run.
+flap() {
+	sleep 2
+	ip link set dev eth0 down
+	sleep 2
+	ip link set dev eth0 up
+}
+
+# one_run SERVER FAULT OPTS: one rc-verify run; both guests call it.
+one_run() {
+	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 d
+	local s=$((seed + port - 19100)) limit=150
+	[ "$size" = long ] && limit=900
+	local desc="$fault: rc-verify $opts -s $s (${types[$server]} server, ${types[1 - server]} client)"
+	log=/job/rcv-$port-$fault
+	fault_on "$fault" || fail "$fault: tc qdisc on eth0"
+	icrc0=$(counter rcvd_bad_icrc_pkts)
+	barrier "run-$port-setup"
+	if [ "$GUEST_ID" = "$server" ]; then
+		timeout $limit $prog server "$dev" "$gid" $port >"$log.server" 2>&1 &
+		spid=$!
+	fi
+	barrier "run-$port-up"
+	[ "$fault" = linkdown ] && [ "$GUEST_ID" = 0 ] && { flap & fpid=$!; }
+	if [ "$GUEST_ID" = "$server" ]; then
+		wait "$spid"
+		rc=$?
+		sed 's/^/#   /' "$log.server"
+		check "$desc, server exit $rc" test $rc -eq 0
+	else
+		# shellcheck disable=SC2086 # $opts holds several options
+		timeout $limit $prog $opts -s $s -T 60 client "$dev" "$gid" $port \
+			"$PEER_IP4" >"$log.client" 2>&1
+		rc=$?
+		sed 's/^/#   /' "$log.client"
+		check "$desc, client exit $rc" test $rc -eq 0
+	fi
+	[ -z "$fpid" ] || wait "$fpid"
+	if [ "$fault" = corrupt ] && [ "$mytype" = sroce ]; then
+		d=$(($(counter rcvd_bad_icrc_pkts) - icrc0))
+		check "$fault: $dev dropped corrupted packets on their ICRC (rcvd_bad_icrc_pkts +$d)" \
+			test "$d" -gt 0
+	fi
+	fault_off
+	if [ "$fault" = linkdown ]; then
+		ip link set dev eth0 up
+		wait_port_active "$dev" 20 || fail "$dev not active after the flap"
+	fi
+	barrier "run-$port-done"
+	echo "# $fault run on port $port: $((SECONDS - t0)) s"
+	port=$((port + 1))
+}
+
+for server in "${servers[@]}"; do
+	for f in "${faults[@]}"; do
+		mapfile -t runs <<<"$(runs_of "$f")"
+		for opts in "${runs[@]}"; do
+			one_run "$server" "$f" "$opts"
+		done
+	done
+done
+
+tc -s qdisc show dev eth0 | sed 's/^/# /'
+dump_counters "$dev"
+rdma link delete "$dev"
+summary
