@@ -12,7 +12,10 @@
  * Locking: modify_lock serialises modify_qp and destroy_qp (they sleep);
  * state_lock (irqsave) protects state and attr against each other and
  * against sroce_qp_error() from the engines; sq.lock and rq.lock (irqsave:
- * kernel ULPs post from any context) protect the rings.
+ * kernel ULPs post from any context) protect the rings. The post verbs
+ * take no other lock: whatever needs the engines' _bh locks (a flush, the
+ * requester) runs inline only when interrupts are on, and from a work
+ * item otherwise.
  */
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -54,12 +57,60 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->released);
 }
 
+/*
+ * May the engines' flushes run in this context? They take req.lock and
+ * resp.lock with spin_lock_bh(); releasing those with interrupts off (a
+ * ULP's spin_lock_irqsave() section) or in hard IRQ would be a bug.
+ */
+static bool sroce_qp_may_flush_here(void)
+{
+	return !irqs_disabled() && !in_hardirq();
+}
+
+static void sroce_qp_flush_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, flush_work);
+	enum ib_qp_state state;
+
+	/* The state as the flush finds it: a QP reset meanwhile is empty. */
+	state = READ_ONCE(qp->state);
+	if (test_and_clear_bit(SROCE_QP_FLUSH_SQ, &qp->flush_pending) &&
+	    state == IB_QPS_ERR)
+		sroce_req_flush(qp);
+	if (test_and_clear_bit(SROCE_QP_FLUSH_RQ, &qp->flush_pending) &&
+	    state == IB_QPS_ERR)
+		sroce_resp_flush(qp);
+}
+
+/* Run @bit's flush here, or from flush_work where it cannot run. */
+static void sroce_qp_flush(struct sroce_qp *qp, int bit)
+{
+	if (!sroce_qp_may_flush_here()) {
+		set_bit(bit, &qp->flush_pending);
+		/* Ordered after set_bit: a run that starts later sees it. */
+		queue_work(system_wq, &qp->flush_work);
+		return;
+	}
+	if (bit == SROCE_QP_FLUSH_SQ)
+		sroce_req_flush(qp);
+	else
+		sroce_resp_flush(qp);
+}
+
+/* modify_qp to RESET and destroy_qp: no deferred flush runs after this. */
+static void sroce_qp_cancel_flush(struct sroce_qp *qp)
+{
+	cancel_work_sync(&qp->flush_work);
+	qp->flush_pending = 0;
+}
+
 /**
  * sroce_qp_error() - move a QP to ERR and flush its queues
  * @qp: the QP
  *
- * Context: any; does not sleep. The caller must not hold sq.lock, rq.lock,
- * a CQ lock, or a lock that sroce_req_flush()/sroce_resp_flush() take.
+ * Context: any; does not sleep. With interrupts off the flushes are left
+ * to flush_work. The caller must not hold sq.lock, rq.lock, a CQ lock, or
+ * a lock that sroce_req_flush()/sroce_resp_flush() take.
  */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -76,8 +127,8 @@ void sroce_qp_error(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (flush) {
-		sroce_req_flush(qp);
-		sroce_resp_flush(qp);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_RQ);
 	}
 }
 
@@ -198,6 +249,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	spin_lock_init(&qp->state_lock);
 	mutex_init(&qp->modify_lock);
+	INIT_WORK(&qp->flush_work, sroce_qp_flush_work);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	qp->user = !!udata;
@@ -464,6 +516,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	switch (new) {
 	case IB_QPS_RESET:
+		sroce_qp_cancel_flush(qp);
 		sroce_req_cleanup(qp);
 		sroce_resp_cleanup(qp);
 		sroce_qp_empty_queues(qp);
@@ -542,6 +595,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 
+	sroce_qp_cancel_flush(qp);
 	sroce_req_cleanup(qp);
 	sroce_resp_cleanup(qp);
 	sroce_xmit_qp_cleanup(qp);
@@ -654,9 +708,13 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	sroce_sq_fetch(qp);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
-	/* INIT and RTR queue the WQEs; the move to RTS starts them. */
+	/*
+	 * INIT and RTR queue the WQEs; the move to RTS starts them. Kernel
+	 * ULPs post from any context: with interrupts off the flush and the
+	 * requester are left to work items.
+	 */
 	if (state == IB_QPS_ERR)
-		sroce_req_flush(qp);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 	else if (state == IB_QPS_RTS)
 		sroce_req_kick(qp);
 	return err;
@@ -717,8 +775,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
-	/* IBTA 10.8.3.1: receives posted in Error complete as flushed. */
+	/*
+	 * IBTA 10.8.3.1: receives posted in Error complete as flushed (from
+	 * flush_work when interrupts are off here).
+	 */
 	if (state == IB_QPS_ERR)
-		sroce_resp_flush(qp);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_RQ);
 	return err;
 }

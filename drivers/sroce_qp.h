@@ -141,9 +141,25 @@ struct sroce_qp {
 	struct sroce_req req;		/* requester + completer (sroce_req.c, sroce_comp.c) */
 	struct sroce_resp resp;		/* responder (sroce_resp.c) */
 
+	/*
+	 * Flushes asked for where they cannot run: the engines take their
+	 * locks with spin_lock_bh(), which must not be released with
+	 * interrupts off, yet kernel ULPs post with interrupts off (ib_mad
+	 * posts to QP1 under spin_lock_irqsave()). flush_work runs them;
+	 * SROCE_QP_FLUSH_* bits in flush_pending say which (atomic).
+	 */
+	unsigned long flush_pending;
+	struct work_struct flush_work;
+
 	/* Lookups by QPN from the receive path hold a reference. */
 	refcount_t ref;
 	struct completion released;
+};
+
+/* Bits of sroce_qp.flush_pending. */
+enum {
+	SROCE_QP_FLUSH_SQ,
+	SROCE_QP_FLUSH_RQ,
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
