@@ -17,10 +17,8 @@
  * the packets from the WQE, which go-back-N makes exact (IBTA vol 1
  * 9.7.4.1.1).
  */
-#include <linux/ethtool.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
@@ -153,30 +151,12 @@ void sroce_req_init(struct sroce_qp *qp)
 	spin_unlock_bh(&req->lock);
 }
 
-/*
- * The link rate the DCQCN rate starts from and recovers to. A link that
- * does not report one (virtio) counts as 1000 Mb/s.
- */
-static u32 sroce_req_line_mbps(struct sroce_qp *qp)
-{
-	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
-	struct ethtool_link_ksettings ks;
-	u32 speed = 0;
-
-	rtnl_lock();
-	if (!__ethtool_get_link_ksettings(ndev, &ks))
-		speed = ks.base.speed;
-	rtnl_unlock();
-	if (!speed || speed == SPEED_UNKNOWN)
-		speed = 1000;
-	return speed;
-}
-
 void sroce_req_start(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
-	u32 line_mbps = sroce_req_line_mbps(qp);
+	/* Cached by the netdev notifier: a move to RTS takes no RTNL. */
+	u32 line_mbps = sroce_dev_link_mbps(to_sdev(qp->ibqp.device));
 
 	spin_lock_bh(&req->lock);
 	req->psn = qp->attr.sq_psn & SROCE_PSN_MASK;
