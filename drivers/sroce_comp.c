@@ -622,7 +622,6 @@ void sroce_comp_rnr_timer(struct timer_list *t)
 void sroce_req_flush(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	unsigned long flags;
 
 	spin_lock_bh(&req->lock);
 	req->stopped = true;
@@ -633,10 +632,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	del_timer(&req->rnr_timer);
 
 	/* WQEs posted up to now, validated or not, complete as flushed. */
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sroce_sq_fetch(qp);
-	req->head = qp->sq.head;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	req->head = sroce_sq_fetch_all(qp);
 
 	while (qp->sq.queue.index != req->head)
 		sroce_comp_complete(qp, sroce_sq_wqe(qp, qp->sq.queue.index),

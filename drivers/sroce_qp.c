@@ -444,17 +444,6 @@ static void sroce_qp_empty_queues(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }
 
-/* Take WQEs posted before RTS and start on them. */
-static void sroce_qp_kick_sq(struct sroce_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sroce_sq_fetch(qp);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	sroce_req_kick(qp);
-}
-
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -529,7 +518,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		break;
 	case IB_QPS_RTS:
 		sroce_req_start(qp);
-		sroce_qp_kick_sq(qp);
+		/* WQEs posted before RTS: the requester fetches them. */
+		sroce_req_kick(qp);
 		break;
 	case IB_QPS_ERR:
 		sroce_req_flush(qp);
@@ -696,17 +686,22 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	/* User QPs: the doorbell, the WQEs are already in the ring. */
-	for (; wr; wr = wr->next) {
-		err = sroce_post_one_send(qp, wr);
-		if (err) {
-			*bad_wr = wr;
-			break;
+	/*
+	 * User QPs: the doorbell, the WQEs are already in the ring. The
+	 * requester copies and validates them (sroce_sq_fetch()) in bounded
+	 * batches as it goes, not here with interrupts off.
+	 */
+	if (wr) {
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		for (; wr; wr = wr->next) {
+			err = sroce_post_one_send(qp, wr);
+			if (err) {
+				*bad_wr = wr;
+				break;
+			}
 		}
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
 	}
-	sroce_sq_fetch(qp);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	/*
 	 * INIT and RTR queue the WQEs; the move to RTS starts them. Kernel

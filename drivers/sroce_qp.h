@@ -106,7 +106,12 @@ struct sroce_sq {
 	 * WQE, so the engines look at send_flags only.
 	 */
 	bool sig_all;
-	/* lock protects head, queue and shadow slots in [queue.index, head). */
+	/*
+	 * lock protects head, queue and shadow slots in [queue.index, head).
+	 * Only the requester and its flush fetch (advance head), and they
+	 * hold req.lock: the slots past head are theirs to copy even while
+	 * lock is dropped between batches.
+	 */
 	spinlock_t lock;
 };
 
@@ -195,13 +200,28 @@ int sroce_rq_post_one(struct sroce_rq *rq, const struct ib_recv_wr *wr);
 
 /* sroce_wqe.c: copy ring slots into kernel memory and validate them there. */
 /*
- * sroce_sq_fetch() - copy and validate every WQE userspace (or post_send)
- * has produced since the last call into the shadow ring, advancing
- * sq.head. A WQE that fails validation is marked so that the requester
- * completes it with IB_WC_LOC_QP_OP_ERR / LOC_LEN_ERR and moves the QP to
- * ERR. Caller holds sq.lock. Returns the number of new WQEs.
+ * WQEs sroce_sq_fetch() copies and validates per call, that is per sq.lock
+ * hold with interrupts off: a doorbell for a full 16K ring must not keep
+ * interrupts off for all of it.
+ */
+#define SROCE_SQ_FETCH_BATCH	64
+/*
+ * sroce_sq_fetch() - copy and validate up to SROCE_SQ_FETCH_BATCH WQEs
+ * that userspace (or post_send) has produced since the last call into the
+ * shadow ring, advancing sq.head. A WQE that fails validation is marked
+ * so that the requester completes it with IB_WC_LOC_QP_OP_ERR /
+ * LOC_LEN_ERR. Caller holds sq.lock, and req.lock, which serialises the
+ * fetchers (the requester fetches more whenever it reaches sq.head).
+ * Returns the number of new WQEs.
  */
 u32 sroce_sq_fetch(struct sroce_qp *qp);
+/*
+ * sroce_sq_fetch_all() - fetch everything produced so far, one batch per
+ * sq.lock hold (the flush needs all of it). Caller holds req.lock, not
+ * sq.lock. Returns sq.head.
+ */
+u32 sroce_sq_fetch_all(struct sroce_qp *qp);
+u32 sroce_sq_fetch_count(u32 head, u32 index, u32 prod, u32 mask, u32 budget);
 /*
  * sroce_rq_fetch() - copy and validate the next receive WQE into @wqe
  * (room for qp->rq.max_sge SGEs) without consuming it. Returns 0, -ENOENT
