@@ -512,7 +512,7 @@ void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)
 		sroce_comp_ack(qp, psn, false, &out);
 	spin_unlock_bh(&req->lock);
 	if (out.error)
-		sroce_qp_error(qp);
+		sroce_qp_send_error(qp);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,

@@ -25,6 +25,7 @@
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "sroce_ah.h"
+#include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -75,11 +76,18 @@ static void sroce_qp_flush_work(struct work_struct *work)
 	/* The state as the flush finds it: a QP reset meanwhile is empty. */
 	state = READ_ONCE(qp->state);
 	if (test_and_clear_bit(SROCE_QP_FLUSH_SQ, &qp->flush_pending) &&
-	    state == IB_QPS_ERR)
+	    (state == IB_QPS_ERR || state == IB_QPS_SQE))
 		sroce_req_flush(qp);
 	if (test_and_clear_bit(SROCE_QP_FLUSH_RQ, &qp->flush_pending) &&
 	    state == IB_QPS_ERR)
 		sroce_resp_flush(qp);
+}
+
+/* At create_qp (and in KUnit): no flush pending. */
+void sroce_qp_init_flush(struct sroce_qp *qp)
+{
+	qp->flush_pending = 0;
+	INIT_WORK(&qp->flush_work, sroce_qp_flush_work);
 }
 
 /* Run @bit's flush here, or from flush_work where it cannot run. */
@@ -130,6 +138,101 @@ void sroce_qp_error(struct sroce_qp *qp)
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_RQ);
 	}
+}
+
+bool sroce_qp_enter_sqe(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool sqe;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		return false;
+	spin_lock_irqsave(&qp->state_lock, flags);
+	sqe = qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD;
+	if (sqe) {
+		WRITE_ONCE(qp->state, IB_QPS_SQE);
+		qp->attr.qp_state = IB_QPS_SQE;
+		qp->sq_draining = false;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return sqe;
+}
+
+void sroce_qp_send_error(struct sroce_qp *qp)
+{
+	/* IBTA 11.4.2.2: a CQ overrun is fatal to the QP, whatever its type. */
+	if (qp->ibqp.qp_type == IB_QPT_RC ||
+	    READ_ONCE(to_scq(qp->ibqp.send_cq)->overflowed)) {
+		sroce_qp_error(qp);
+		return;
+	}
+	sroce_qp_enter_sqe(qp);
+	/* The rest of the SQ completes as flushed; the RQ is left alone. */
+	if (READ_ONCE(qp->state) == IB_QPS_SQE)
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
+}
+
+void sroce_qp_sqd_check(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+	bool drained, notify = false;
+	unsigned long flags;
+	u32 gen;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	drained = qp->state == IB_QPS_SQD && qp->sq_draining;
+	gen = qp->sqd_gen;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* In SQD nothing new starts: once idle, the SQ stays idle. */
+	if (!drained || !sroce_req_sq_idle(qp))
+		return;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	drained = qp->state == IB_QPS_SQD && qp->sq_draining &&
+		  qp->sqd_gen == gen;
+	if (drained) {
+		qp->sq_draining = false;
+		notify = qp->sqd_notify;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	/* IBTA 11.6.3.1: the SQ Drained affiliated asynchronous event. */
+	if (notify && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * sroce_qp_transition_ok() - may modify_qp move a QP from @cur to @new?
+ * @type: the QP type
+ * @cur: its state now
+ * @new: the state asked for (@cur when @mask has no IB_QP_STATE)
+ * @mask: the attributes given
+ *
+ * IBTA vol 1 10.3.1 (figure 125, the QP state diagram) and 11.2.1.2:
+ * ib_modify_qp_is_ok() has the table of transitions with their required
+ * and optional attributes; on top of it, SQE is entered only by the QP
+ * itself, when a send WQE of a UD, GSI or UC QP completes in error, never
+ * by modify_qp; and an RC QP has no SQE (its send errors go to ERR).
+ * Everything else the table allows is implemented: RTS <-> SQD, SQD ->
+ * SQD, SQE -> RTS, any state -> RESET or ERR.
+ *
+ * Return: true if the transition is allowed.
+ */
+bool sroce_qp_transition_ok(enum ib_qp_type type, enum ib_qp_state cur,
+			    enum ib_qp_state new, int mask)
+{
+	if (cur < IB_QPS_RESET || cur > IB_QPS_ERR ||
+	    new < IB_QPS_RESET || new > IB_QPS_ERR)
+		return false;
+	if (new == IB_QPS_SQE && cur != IB_QPS_SQE)
+		return false;
+	if (type == IB_QPT_RC && (cur == IB_QPS_SQE || new == IB_QPS_SQE))
+		return false;
+	return ib_modify_qp_is_ok(cur, new, type, mask);
 }
 
 static int sroce_qp_check_cap(struct sroce_dev *sdev, struct ib_qp_cap *cap)
@@ -249,7 +352,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	spin_lock_init(&qp->state_lock);
 	mutex_init(&qp->modify_lock);
-	INIT_WORK(&qp->flush_work, sroce_qp_flush_work);
+	sroce_qp_init_flush(qp);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	qp->user = !!udata;
@@ -468,13 +571,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+	if (!sroce_qp_transition_ok(ibqp->qp_type, cur, new, mask)) {
 		err = -EINVAL;
-		goto out;
-	}
-	/* Draining the SQ (SQD) is not implemented. */
-	if (new == IB_QPS_SQD || new == IB_QPS_SQE) {
-		err = -EOPNOTSUPP;
 		goto out;
 	}
 	err = sroce_qp_check_attr(sdev, attr, mask);
@@ -486,8 +584,15 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out;
 	}
 
+	/*
+	 * Leaving SQE: flushes of WQEs posted in SQE that were left to
+	 * flush_work run now, while the QP is still in SQE.
+	 */
+	if (cur == IB_QPS_SQE && new != cur)
+		flush_work(&qp->flush_work);
+
 	spin_lock_irqsave(&qp->state_lock, flags);
-	/* The engines may have moved it to ERR since we looked. */
+	/* The engines may have moved it to ERR or SQE since we looked. */
 	if (qp->state != cur) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		err = -EINVAL;
@@ -496,6 +601,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sroce_qp_apply(qp, attr, mask, &av);
 	qp->attr.qp_state = new;
 	WRITE_ONCE(qp->state, new);
+	if (new == IB_QPS_SQD && cur != IB_QPS_SQD) {
+		qp->sq_draining = true;
+		qp->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 attr->en_sqd_async_notify;
+		qp->sqd_gen++;
+	} else if (new != IB_QPS_SQD) {
+		qp->sq_draining = false;
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (mask & IB_QP_AV)
 		sroce_xmit_qp_reset(qp);
@@ -517,8 +630,20 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_resp_start(qp);
 		break;
 	case IB_QPS_RTS:
-		sroce_req_start(qp);
-		/* WQEs posted before RTS: the requester fetches them. */
+		/*
+		 * From RTR: start at attr.sq_psn. From SQE: the flushed
+		 * requester resumes where it stopped. From SQD: it never
+		 * stopped, it may start new WQEs again. Then take the WQEs
+		 * posted meanwhile (the requester fetches them).
+		 */
+		if (cur == IB_QPS_RTR)
+			sroce_req_start(qp);
+		else if (cur == IB_QPS_SQE)
+			sroce_req_resume(qp);
+		sroce_req_kick(qp);
+		break;
+	case IB_QPS_SQD:
+		/* The requester finishes what it started and reports it. */
 		sroce_req_kick(qp);
 		break;
 	case IB_QPS_ERR:
@@ -542,10 +667,12 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	*attr = qp->attr;
 	attr->qp_state = qp->state;
+	/* IBTA 11.2.1.3: SQD and still draining, or drained. */
+	attr->sq_draining = qp->state == IB_QPS_SQD && qp->sq_draining;
+	attr->en_sqd_async_notify = qp->sqd_notify;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	attr->cur_qp_state = attr->qp_state;
-	attr->sq_draining = 0;
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_recv_wr = qp->rq.max_wr;
 	attr->cap.max_send_sge = qp->sq.max_sge;
@@ -708,7 +835,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * ULPs post from any context: with interrupts off the flush and the
 	 * requester are left to work items.
 	 */
-	if (state == IB_QPS_ERR)
+	/* IBTA 10.8.3.1: posted in SQE or ERR, a WR completes as flushed. */
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 	else if (state == IB_QPS_RTS)
 		sroce_req_kick(qp);

@@ -132,6 +132,14 @@ struct sroce_qp {
 	spinlock_t state_lock;
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;		/* as last set by modify_qp */
+	/*
+	 * SQD (under state_lock): WQEs the requester started may still be
+	 * outstanding; once none is, the drain is reported (IB_EVENT_SQ_DRAINED
+	 * if sqd_notify) and sq_draining clears. sqd_gen counts moves to SQD.
+	 */
+	bool sq_draining;
+	bool sqd_notify;
+	u32 sqd_gen;
 	u32 mtu;			/* path MTU in bytes */
 	struct sroce_av av;
 	/* The route to av.daddr, per CPU (sroce_xmit.c). */
@@ -179,11 +187,40 @@ static inline struct sroce_swqe *sroce_sq_wqe(struct sroce_qp *qp, u32 index)
 				     qp->sq.shadow_elem_size);
 }
 
+/*
+ * The states in which the receive queue works (IBTA 10.3.1): it keeps
+ * working while the send queue drains (SQD) or is in error (SQE).
+ */
+static inline bool sroce_qp_state_receives(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
 /* sroce_qp.c */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Move to ERR (e.g. on a fatal completion) and flush both queues. */
 void sroce_qp_error(struct sroce_qp *qp);
+/*
+ * A send WQE failed locally. RC: ERR. UD, GSI and UC: Send Queue Error
+ * (IBTA 10.3.1), entered before the failing WQE's error completion is
+ * posted where the caller can (sroce_qp_enter_sqe()), then the rest of the
+ * SQ is flushed and the RQ keeps working; an overflowed send CQ is fatal
+ * (ERR) for every type. Context and locks as sroce_qp_error().
+ */
+bool sroce_qp_enter_sqe(struct sroce_qp *qp);
+/* Set up flush_work (create_qp). */
+void sroce_qp_init_flush(struct sroce_qp *qp);
+void sroce_qp_send_error(struct sroce_qp *qp);
+/*
+ * Called by the requester when it found nothing to do in SQD: report the
+ * drain once nothing it started is outstanding. No QP lock held.
+ */
+void sroce_qp_sqd_check(struct sroce_qp *qp);
+/* IBTA 10.3.1 / 11.2.1.2: may modify_qp move @cur to @new with @mask? */
+bool sroce_qp_transition_ok(enum ib_qp_type type, enum ib_qp_state cur,
+			    enum ib_qp_state new, int mask);
 
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);

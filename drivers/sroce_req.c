@@ -185,6 +185,29 @@ void sroce_req_start(struct sroce_qp *qp)
 	spin_unlock_bh(&req->lock);
 }
 
+void sroce_req_resume(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	/* The flush left cur, sent_end and head at the consumer index. */
+	spin_lock_bh(&req->lock);
+	req->stopped = false;
+	spin_unlock_bh(&req->lock);
+}
+
+bool sroce_req_sq_idle(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	bool idle;
+
+	/* Nothing half sent, nothing sent and not yet completed. */
+	spin_lock_bh(&req->lock);
+	idle = req->cur == req->sent_end && !req->cur_pkt &&
+	       qp->sq.queue.index == req->sent_end;
+	spin_unlock_bh(&req->lock);
+	return idle;
+}
+
 void sroce_req_cleanup(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
@@ -589,15 +612,17 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 }
 
 /* One round: build a batch, send it. */
-static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
+static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	enum sroce_req_result fill, sent;
+	enum ib_qp_state state;
 	struct sk_buff_head list;
 	bool error = false;
 	u32 gen;
 
-	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE) {
 		sroce_req_flush(qp);
 		return SROCE_REQ_IDLE;
 	}
@@ -615,16 +640,38 @@ static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
 		error = sroce_comp_expired(qp);
 	gen = req->gen;
 	fill = sroce_req_fill(qp, &list);
+	if (fill == SROCE_REQ_FAILED && qp->ibqp.qp_type == IB_QPT_UC) {
+		/*
+		 * UC: the QP is in SQE before the failing WQE's error
+		 * completion is posted, for a consumer that reacts to it by
+		 * moving SQE back to RTS. Nobody else moves req state
+		 * meanwhile: UC has no completer but this requester.
+		 */
+		spin_unlock_bh(&req->lock);
+		sroce_qp_enter_sqe(qp);
+		spin_lock_bh(&req->lock);
+	}
 	if (fill == SROCE_REQ_FAILED)
 		error = sroce_comp_local_error(qp) || req->stopped || error;
 	spin_unlock_bh(&req->lock);
 
 	sent = sroce_req_xmit(qp, &list, gen);
+	/* RC: ERR. UC: SQE, the rest of the SQ flushed (CQ overrun: ERR). */
 	if (error)
-		sroce_qp_error(qp);
+		sroce_qp_send_error(qp);
 	if (sent == SROCE_REQ_BACKOFF || fill == SROCE_REQ_BACKOFF)
 		return SROCE_REQ_BACKOFF;
 	return fill == SROCE_REQ_MORE ? SROCE_REQ_MORE : SROCE_REQ_IDLE;
+}
+
+static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
+{
+	enum sroce_req_result res = sroce_req_do_round(qp);
+
+	/* SQD: report the drain once nothing started is outstanding. */
+	if (res == SROCE_REQ_IDLE && READ_ONCE(qp->state) == IB_QPS_SQD)
+		sroce_qp_sqd_check(qp);
+	return res;
 }
 
 void sroce_req_run(struct sroce_qp *qp)

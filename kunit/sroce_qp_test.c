@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the QP state machine and the post verbs:
+ *
+ * - the transitions modify_qp allows (IBTA vol 1 10.3.1, 11.2.1.2): the
+ *   core's table with its attributes, SQD in and out, SQE left by modify
+ *   (ib_mad's recovery of QP1) but never entered by it, no SQE for RC;
+ * - a post to a QP in ERR with interrupts off (ib_mad posts under
+ *   spin_lock_irqsave()) runs no flush there, since the flushes take _bh
+ *   locks; the QP's flush work completes the WQE as flushed afterwards.
+ */
+#include <kunit/test.h>
+#include <linux/irqflags.h>
+#include <linux/workqueue.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#include "sroce_cq.h"
+#include "sroce_qp.h"
+#include "sroce_req.h"
+#include "sroce_resp.h"
+
+#define S	IB_QP_STATE
+#define CUR	IB_QP_CUR_STATE
+/* What each transition of a connected QP needs (ib_modify_qp_is_ok()). */
+#define RC_INIT	(S | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
+#define RC_RTR	(S | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
+		 IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+#define RC_RTS	(S | IB_QP_SQ_PSN | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+		 IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC)
+#define UD_INIT	(S | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+
+static const struct {
+	enum ib_qp_type type;
+	enum ib_qp_state cur, new;
+	int mask;
+	bool ok;
+} transitions[] = {
+	/* The way up, with the attributes each step needs. */
+	{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, RC_INIT, true },
+	{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, S, false },
+	{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, true },
+	{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, S, false },
+	{ IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, true },
+	{ IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, true },
+	{ IB_QPT_UD, IB_QPS_INIT, IB_QPS_RTR, S, true },
+	{ IB_QPT_UD, IB_QPS_RTR, IB_QPS_RTS, S | IB_QP_SQ_PSN, true },
+	{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTS, RC_RTS, false },
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTR, S, false },
+	/* SQD: in from RTS, out to RTS, and SQD -> SQD, for every type. */
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQD,
+	  S | IB_QP_EN_SQD_ASYNC_NOTIFY, true },
+	{ IB_QPT_RC, IB_QPS_SQD, IB_QPS_RTS, S, true },
+	{ IB_QPT_RC, IB_QPS_SQD, IB_QPS_SQD, S, true },
+	{ IB_QPT_UC, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_UD, IB_QPS_SQD, IB_QPS_RTS, S, true },
+	{ IB_QPT_GSI, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_UD, IB_QPS_RTR, IB_QPS_SQD, S, false },
+	{ IB_QPT_UD, IB_QPS_INIT, IB_QPS_SQD, S, false },
+	/* SQE: left by modify (ib_mad: SQE -> RTS with CUR_STATE) ... */
+	{ IB_QPT_GSI, IB_QPS_SQE, IB_QPS_RTS, S | CUR, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_RTS, S, true },
+	{ IB_QPT_UC, IB_QPS_SQE, IB_QPS_RTS, S | CUR, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_ERR, S, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_RESET, S, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_SQD, S, false },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_RTR, S, false },
+	/* ... never entered by it, and RC has none. */
+	{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_SQE, S, false },
+	{ IB_QPT_UD, IB_QPS_SQD, IB_QPS_SQE, S, false },
+	{ IB_QPT_GSI, IB_QPS_SQE, IB_QPS_SQE, S, false },
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQE, S, false },
+	{ IB_QPT_RC, IB_QPS_SQE, IB_QPS_RTS, S, false },
+	{ IB_QPT_RC, IB_QPS_SQE, IB_QPS_ERR, S, false },
+	/* ERR and RESET from anywhere; out of ERR only to RESET. */
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_ERR, S, true },
+	{ IB_QPT_RC, IB_QPS_SQD, IB_QPS_ERR, S, true },
+	{ IB_QPT_UC, IB_QPS_SQD, IB_QPS_RESET, S, true },
+	{ IB_QPT_RC, IB_QPS_ERR, IB_QPS_RESET, S, true },
+	{ IB_QPT_RC, IB_QPS_ERR, IB_QPS_RTS, S, false },
+	{ IB_QPT_UD, IB_QPS_ERR, IB_QPS_SQD, S, false },
+	/* Not a state. */
+	{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_ERR + 1, S, false },
+	{ IB_QPT_UD, IB_QPS_ERR + 1, IB_QPS_RESET, S, false },
+};
+
+static void qp_transition_table(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(transitions); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_qp_transition_ok(transitions[i].type,
+							   transitions[i].cur,
+							   transitions[i].new,
+							   transitions[i].mask),
+				    transitions[i].ok,
+				    "row %u: type %d, %d -> %d, mask %#x", i,
+				    transitions[i].type, transitions[i].cur,
+				    transitions[i].new, transitions[i].mask);
+}
+
+/* A kernel RC QP in ERR with its rings, engines and one CQ for both. */
+struct qp_fixture {
+	struct sroce_qp *qp;
+	struct sroce_cq *cq;
+};
+
+static int qp_fixture_init(struct kunit *test, struct qp_fixture *f)
+{
+	struct sroce_qp *qp;
+	struct sroce_cq *cq;
+	u32 depth;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	if (!qp || !cq)
+		return -ENOMEM;
+	f->qp = qp;
+	f->cq = cq;
+
+	spin_lock_init(&cq->lock);
+	depth = 15;
+	if (sroce_queue_init(&cq->queue, NULL, &depth, sizeof(struct ib_wc),
+			     SROCE_QUEUE_TO_USER))
+		return -ENOMEM;
+
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->ibqp.send_cq = &cq->ibcq;
+	qp->ibqp.recv_cq = &cq->ibcq;
+	spin_lock_init(&qp->state_lock);
+	sroce_qp_init_flush(qp);
+	qp->state = IB_QPS_ERR;
+	qp->attr.qp_state = IB_QPS_ERR;
+
+	depth = 7;
+	spin_lock_init(&qp->sq.lock);
+	if (sroce_queue_init(&qp->sq.queue, NULL, &depth,
+			     sizeof(struct rxe_send_wqe) + 64,
+			     SROCE_QUEUE_FROM_USER))
+		return -ENOMEM;
+	qp->sq.max_wr = depth;
+	qp->sq.max_sge = 4;
+	qp->sq.max_inline = 64;
+	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + 64;
+	qp->sq.shadow = kunit_kcalloc(test, depth + 1,
+				      qp->sq.shadow_elem_size, GFP_KERNEL);
+	if (!qp->sq.shadow)
+		return -ENOMEM;
+
+	depth = 7;
+	spin_lock_init(&qp->rq.lock);
+	if (sroce_queue_init(&qp->rq.queue, NULL, &depth,
+			     sizeof(struct rxe_recv_wqe) + 4 * 16,
+			     SROCE_QUEUE_FROM_USER))
+		return -ENOMEM;
+	qp->rq.max_wr = depth;
+	qp->rq.max_sge = 4;
+
+	sroce_req_init(qp);
+	return sroce_resp_init(qp);
+}
+
+static void qp_fixture_cleanup(struct qp_fixture *f)
+{
+	cancel_work_sync(&f->qp->flush_work);
+	sroce_resp_cleanup(f->qp);
+	sroce_req_cleanup(f->qp);
+	sroce_queue_cleanup(&f->qp->rq.queue);
+	sroce_queue_cleanup(&f->qp->sq.queue);
+	sroce_queue_cleanup(&f->cq->queue);
+}
+
+static void qp_post_send_in_err_irqs_off(struct kunit *test)
+{
+	struct ib_send_wr wr = {
+		.wr_id = 0x5e4d,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct qp_fixture f;
+	unsigned long flags;
+	struct ib_wc wc;
+	bool still_off;
+	int err, n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+
+	local_irq_save(flags);
+	err = sroce_post_send(&f.qp->ibqp, &wr, &bad);
+	still_off = irqs_disabled();
+	/* Nothing flushed here: no completion yet. */
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_TRUE(test, still_off);
+	KUNIT_EXPECT_EQ(test, n, 0);
+
+	/* The QP's work flushes it. */
+	flush_work(&f.qp->flush_work);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x5e4dULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	qp_fixture_cleanup(&f);
+}
+
+static void qp_post_recv_in_err_irqs_off(struct kunit *test)
+{
+	struct ib_recv_wr wr = { .wr_id = 0x7ec0 };
+	const struct ib_recv_wr *bad = NULL;
+	struct qp_fixture f;
+	unsigned long flags;
+	struct ib_wc wc;
+	int err, n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+
+	local_irq_save(flags);
+	err = sroce_post_recv(&f.qp->ibqp, &wr, &bad);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, n, 0);
+
+	flush_work(&f.qp->flush_work);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7ec0ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+
+	/* With interrupts on the flush runs right away, as before. */
+	wr.wr_id = 0x7ec1;
+	err = sroce_post_recv(&f.qp->ibqp, &wr, &bad);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1)
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7ec1ULL);
+	qp_fixture_cleanup(&f);
+}
+
+static struct kunit_case sroce_qp_cases[] = {
+	KUNIT_CASE(qp_transition_table),
+	KUNIT_CASE(qp_post_send_in_err_irqs_off),
+	KUNIT_CASE(qp_post_recv_in_err_irqs_off),
+	{}
+};
+
+static struct kunit_suite sroce_qp_suite = {
+	.name		= "sroce_qp",
+	.test_cases	= sroce_qp_cases,
+};
+
+kunit_test_suites(&sroce_qp_suite);
