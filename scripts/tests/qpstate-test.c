@@ -273,10 +273,11 @@ static void test_ud_sqe(uint32_t mtu)
 	uint64_t ids[2];
 	struct ibv_ah *ah;
 	enum ibv_qp_state st;
+	int ok, rc;
 
-	if (!check(a && b && !qp_up(a, 0) && !qp_up(b, 0) &&
-		   !post_recvs(a, 0, 4) && !post_recvs(b, 4, 4),
-		   "UD: two QPs up (%s)", strerror(errno)))
+	ok = a && b && !qp_up(a, 0) && !qp_up(b, 0) &&
+	     !post_recvs(a, 0, 4) && !post_recvs(b, 4, 4);
+	if (!check(ok, "UD: two QPs up (%s)", ok ? "" : strerror(errno)))
 		return;
 	ah = ibv_create_ah(pd, &aa);
 	if (!check(ah != NULL, "UD: AH to this port's GID"))
@@ -309,8 +310,8 @@ static void test_ud_sqe(uint32_t mtu)
 	      send_done(5, IBV_WC_SUCCESS) && recv_done(a, GRH + 60),
 	      "UD: the receive queue works in SQE");
 
-	check(!to_rts_from(a, IBV_QPS_SQE),
-	      "UD: modify SQE -> RTS with cur_qp_state (%s)", strerror(errno));
+	rc = to_rts_from(a, IBV_QPS_SQE);
+	check(!rc, "UD: modify SQE -> RTS with cur_qp_state (%d)", rc);
 	st = qp_state(a, NULL);
 	check(st == IBV_QPS_RTS, "UD: the QP is in RTS (state %d)", st);
 	ids[0] = 6;
@@ -323,8 +324,8 @@ static void test_ud_sqe(uint32_t mtu)
 	/* SQD: drained at once (nothing in flight), with the event. */
 	attr = (struct ibv_qp_attr){ .qp_state = IBV_QPS_SQD,
 				     .en_sqd_async_notify = 1 };
-	check(!modify(a, &attr, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY),
-	      "UD: modify RTS -> SQD (%s)", strerror(errno));
+	rc = modify(a, &attr, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
+	check(!rc, "UD: modify RTS -> SQD (%d)", rc);
 	{
 		struct ibv_qp *eqp = NULL;
 		int ev = async_event(5000, &eqp), draining = -1;
@@ -358,10 +359,11 @@ static void test_uc_sqe(void)
 	struct ibv_qp *a = make_qp(IBV_QPT_UC), *b = make_qp(IBV_QPT_UC);
 	uint64_t ids[2];
 	enum ibv_qp_state st;
+	int ok, rc;
 
-	if (!check(a && b && !qp_up(a, b->qp_num) && !qp_up(b, a->qp_num) &&
-		   !post_recvs(b, 8, 4),
-		   "UC: a connected pair (%s)", strerror(errno)))
+	ok = a && b && !qp_up(a, b->qp_num) && !qp_up(b, a->qp_num) &&
+	     !post_recvs(b, 8, 4);
+	if (!check(ok, "UC: a connected pair (%s)", ok ? "" : strerror(errno)))
 		return;
 	ids[0] = 11;
 	check(!post_sends(a, NULL, 0, ids, 1, 100, mr->lkey) &&
@@ -378,8 +380,8 @@ static void test_uc_sqe(void)
 	      "UC: the second completes as flushed");
 	st = qp_state(a, NULL);
 	check(st == IBV_QPS_SQE, "UC: the QP is in SQE (state %d)", st);
-	check(!to_rts_from(a, IBV_QPS_SQE),
-	      "UC: modify SQE -> RTS (%s)", strerror(errno));
+	rc = to_rts_from(a, IBV_QPS_SQE);
+	check(!rc, "UC: modify SQE -> RTS (%d)", rc);
 	ids[0] = 14;
 	check(!post_sends(a, NULL, 0, ids, 1, 300, mr->lkey) &&
 	      send_done(14, IBV_WC_SUCCESS) && recv_done(b, 300),
