@@ -7,14 +7,19 @@
  *   (ib_mad's recovery of QP1) but never entered by it, no SQE for RC;
  * - a post to a QP in ERR with interrupts off (ib_mad posts under
  *   spin_lock_irqsave()) runs no flush there, since the flushes take _bh
- *   locks; the QP's flush work completes the WQE as flushed afterwards.
+ *   locks; the QP's flush work completes the WQE as flushed afterwards;
+ * - the move to RTS starts DCQCN from the link speed the netdev notifier
+ *   cached, without asking the netdev (which needs RTNL).
  */
 #include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
 #include <linux/irqflags.h>
 #include <linux/workqueue.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "sroce_cq.h"
+#include "sroce_dev.h"
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
@@ -247,10 +252,56 @@ static void qp_post_recv_in_err_irqs_off(struct kunit *test)
 	qp_fixture_cleanup(&f);
 }
 
+/* A netdev whose ethtool answer differs from what the notifier cached. */
+static int test_get_link_ksettings(struct net_device *ndev,
+				   struct ethtool_link_ksettings *ks)
+{
+	ks->base.speed = SPEED_10000;
+	return 0;
+}
+
+static const struct ethtool_ops test_ethtool_ops = {
+	.get_link_ksettings = test_get_link_ksettings,
+};
+
+static void qp_rts_reads_cached_link_speed(struct kunit *test)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	struct net_device *ndev = alloc_etherdev(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ndev->ethtool_ops = &test_ethtool_ops;
+	/* Present, so that ethtool would answer (10000) if it were asked. */
+	netif_device_attach(ndev);
+	sdev->ndev = ndev;
+	qp->ibqp.device = &sdev->ibdev;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	sroce_req_init(qp);
+
+	sdev->link_mbps = SPEED_25000;
+	sroce_req_start(qp);
+	KUNIT_EXPECT_EQ(test, qp->req.rp.line, 25000ULL * 1000 * 1000);
+
+	/* Not reported (virtio): 1000 Mb/s. */
+	sdev->link_mbps = 0;
+	KUNIT_EXPECT_EQ(test, sroce_dev_link_mbps(sdev), (u32)SPEED_1000);
+	sdev->link_mbps = (u32)SPEED_UNKNOWN;
+	KUNIT_EXPECT_EQ(test, sroce_dev_link_mbps(sdev), (u32)SPEED_1000);
+	sroce_req_start(qp);
+	KUNIT_EXPECT_EQ(test, qp->req.rp.line, 1000ULL * 1000 * 1000);
+
+	sroce_req_cleanup(qp);
+	free_netdev(ndev);
+}
+
 static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(qp_transition_table),
 	KUNIT_CASE(qp_post_send_in_err_irqs_off),
 	KUNIT_CASE(qp_post_recv_in_err_irqs_off),
+	KUNIT_CASE(qp_rts_reads_cached_link_speed),
 	{}
 };
 
