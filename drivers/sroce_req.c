@@ -644,8 +644,10 @@ static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 		/*
 		 * UC: the QP is in SQE before the failing WQE's error
 		 * completion is posted, for a consumer that reacts to it by
-		 * moving SQE back to RTS. Nobody else moves req state
-		 * meanwhile: UC has no completer but this requester.
+		 * moving SQE back to RTS. UC has no completer but this
+		 * requester; only a flush (a post in SQE) can move req state
+		 * meanwhile, and then it completed the WQE as flushed and
+		 * sroce_comp_local_error() finds the requester stopped.
 		 */
 		spin_unlock_bh(&req->lock);
 		sroce_qp_enter_sqe(qp);
