@@ -8,6 +8,8 @@
  * - a post to a QP in ERR with interrupts off (ib_mad posts under
  *   spin_lock_irqsave()) runs no flush there, since the flushes take _bh
  *   locks; the QP's flush work completes the WQE as flushed afterwards;
+ * - a send error puts UD, GSI and UC QPs in SQE (the SQ flushes, the RQ
+ *   does not), RC QPs and overflowed send CQs in ERR;
  * - the move to RTS starts DCQCN from the link speed the netdev notifier
  *   cached, without asking the netdev (which needs RTNL).
  */
@@ -252,6 +254,82 @@ static void qp_post_recv_in_err_irqs_off(struct kunit *test)
 	qp_fixture_cleanup(&f);
 }
 
+/* Write one SEND straight into the SQ ring, as the provider would. */
+static void ring_send(struct sroce_qp *qp, u64 wr_id)
+{
+	struct sroce_queue *q = &qp->sq.queue;
+	u32 prod = q->buf->producer_index & q->index_mask;
+	struct rxe_send_wqe *w = (void *)(q->buf->data +
+					  ((size_t)prod << q->log2_elem_size));
+
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = wr_id;
+	w->wr.opcode = IB_WR_SEND;
+	w->wr.send_flags = IB_SEND_SIGNALED;
+	q->buf->producer_index = (prod + 1) & q->index_mask;
+}
+
+/*
+ * A send error: UD, GSI and UC go to SQE, the SQ flushes, a receive
+ * stays posted; RC, or any QP whose send CQ overflowed, goes to ERR.
+ */
+static void qp_send_error_states(struct kunit *test)
+{
+	static const struct {
+		enum ib_qp_type type;
+		bool overflowed;
+		enum ib_qp_state want;
+	} cases[] = {
+		{ IB_QPT_UD, false, IB_QPS_SQE },
+		{ IB_QPT_GSI, false, IB_QPS_SQE },
+		{ IB_QPT_UC, false, IB_QPS_SQE },
+		{ IB_QPT_RC, false, IB_QPS_ERR },
+		{ IB_QPT_UD, true, IB_QPS_ERR },
+	};
+	struct ib_recv_wr rwr = { .wr_id = 0x2ec };
+	const struct ib_recv_wr *bad;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct qp_fixture f;
+		struct ib_wc wc[4];
+		int n, want_n;
+
+		KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+		f.qp->ibqp.qp_type = cases[i].type;
+		f.qp->state = IB_QPS_RTS;
+		f.qp->attr.qp_state = IB_QPS_RTS;
+		KUNIT_EXPECT_EQ(test, sroce_post_recv(&f.qp->ibqp, &rwr, &bad),
+				0);
+		ring_send(f.qp, 0x5e0);
+		ring_send(f.qp, 0x5e1);
+		f.cq->overflowed = cases[i].overflowed;
+
+		sroce_qp_send_error(f.qp);
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(f.qp->state), cases[i].want,
+				    "case %u", i);
+		f.cq->overflowed = false;
+		n = sroce_poll_cq(&f.cq->ibcq, ARRAY_SIZE(wc), wc);
+		/* Both sends flushed; the receive too, in ERR only. */
+		want_n = 2;
+		if (cases[i].want == IB_QPS_ERR)
+			want_n = 3;
+		KUNIT_EXPECT_EQ_MSG(test, n, want_n, "case %u", i);
+		if (n >= 2) {
+			KUNIT_EXPECT_EQ(test, wc[0].wr_id, 0x5e0ULL);
+			KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+			KUNIT_EXPECT_EQ(test, wc[1].wr_id, 0x5e1ULL);
+		}
+		/* Only SQE goes back to RTS by modify; never into SQE. */
+		KUNIT_EXPECT_EQ(test,
+				sroce_qp_transition_ok(cases[i].type,
+						       cases[i].want,
+						       IB_QPS_RTS, IB_QP_STATE),
+				cases[i].want == IB_QPS_SQE);
+		qp_fixture_cleanup(&f);
+	}
+}
+
 /* A netdev whose ethtool answer differs from what the notifier cached. */
 static int test_get_link_ksettings(struct net_device *ndev,
 				   struct ethtool_link_ksettings *ks)
@@ -302,6 +380,7 @@ static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(qp_post_send_in_err_irqs_off),
 	KUNIT_CASE(qp_post_recv_in_err_irqs_off),
 	KUNIT_CASE(qp_rts_reads_cached_link_speed),
+	KUNIT_CASE(qp_send_error_states),
 	{}
 };
 
