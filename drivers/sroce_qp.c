@@ -831,11 +831,11 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 
 	/*
-	 * INIT and RTR queue the WQEs; the move to RTS starts them. Kernel
-	 * ULPs post from any context: with interrupts off the flush and the
-	 * requester are left to work items.
+	 * INIT, RTR and SQD queue the WQEs; the move to RTS starts them.
+	 * Posted in SQE or ERR, a WR completes as flushed (IBTA 10.8.3.1).
+	 * Kernel ULPs post from any context: with interrupts off the flush
+	 * and the requester are left to work items.
 	 */
-	/* IBTA 10.8.3.1: posted in SQE or ERR, a WR completes as flushed. */
 	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 	else if (state == IB_QPS_RTS)
