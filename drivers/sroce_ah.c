@@ -68,14 +68,70 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	return 0;
 }
 
+/**
+ * sroce_ah_gfp() - the allocation flags create_ah may use
+ * @flags: rdma_ah_init_attr.flags
+ *
+ * Without RDMA_CREATE_AH_SLEEPABLE the caller may hold a spinlock with
+ * interrupts off (ib_cm creates AHs under cm_id_priv->lock): no sleeping.
+ */
+gfp_t sroce_ah_gfp(u32 flags)
+{
+	return flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL : GFP_ATOMIC;
+}
+
+/**
+ * sroce_ah_table_insert() - give @ah a number in @xa
+ * @xa: the device's AH table (XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ)
+ * @ah: the AH; ah->ah_num is set
+ * @max: the largest number
+ * @next: the cyclic allocation cursor
+ * @gfp: sroce_ah_gfp() of the caller
+ *
+ * Context: any, with @gfp GFP_ATOMIC; the interrupt state is the caller's
+ * again on return. (xa_alloc_cyclic_irq() would re-enable interrupts
+ * inside a caller's spin_lock_irqsave().) With a blocking @gfp the xarray
+ * may drop its lock to allocate; that only happens for a sleepable
+ * caller, which has interrupts on.
+ *
+ * Return: 0, 1 if the numbers wrapped, -EBUSY when all are in use, or
+ * -ENOMEM.
+ */
+int sroce_ah_table_insert(struct xarray *xa, struct sroce_ah *ah, u32 max,
+			  u32 *next, gfp_t gfp)
+{
+	unsigned long flags;
+	int err;
+
+	xa_lock_irqsave(xa, flags);
+	err = __xa_alloc_cyclic(xa, &ah->ah_num, ah, XA_LIMIT(1, max), next,
+				gfp);
+	xa_unlock_irqrestore(xa, flags);
+	return err;
+}
+
+/* Context: any; the interrupt state is the caller's again on return. */
+void sroce_ah_table_erase(struct xarray *xa, u32 ah_num)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(xa, flags);
+	__xa_erase(xa, ah_num);
+	xa_unlock_irqrestore(xa, flags);
+}
+
+/*
+ * Nothing on the create and destroy paths sleeps unless the core says it
+ * may: the AV is resolved from the GID attribute under RCU (no route
+ * lookup: routes are looked up when a packet is sent), the table takes
+ * sroce_ah_gfp(), and only a user AH (always sleepable) copies to udata.
+ */
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata)
 {
 	struct sroce_dev *sdev = to_sdev(ibah->device);
 	struct sroce_ah *ah = to_sah(ibah);
 	struct rxe_create_ah_resp resp = {};
-	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ?
-		    GFP_KERNEL : GFP_ATOMIC;
 	int err;
 
 	err = sroce_av_from_attr(&ah->av, init->ah_attr);
@@ -86,9 +142,9 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		err = -ENOSPC;
 		goto err_count;
 	}
-	err = xa_alloc_cyclic_irq(&sdev->ahs, &ah->ah_num, ah,
-				  XA_LIMIT(1, sdev->attr.max_ah),
-				  &sdev->next_ah_num, gfp);
+	err = sroce_ah_table_insert(&sdev->ahs, ah, sdev->attr.max_ah,
+				    &sdev->next_ah_num,
+				    sroce_ah_gfp(init->flags));
 	if (err < 0)
 		goto err_count;
 
@@ -101,17 +157,18 @@ int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	return 0;
 
 err_erase:
-	xa_erase_irq(&sdev->ahs, ah->ah_num);
+	sroce_ah_table_erase(&sdev->ahs, ah->ah_num);
 err_count:
 	atomic_dec(&sdev->num_ahs);
 	return err;
 }
 
+/* Context: any (ib_cm destroys AHs under spin_lock_irqsave); never sleeps. */
 int sroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
 	struct sroce_dev *sdev = to_sdev(ibah->device);
 
-	xa_erase_irq(&sdev->ahs, to_sah(ibah)->ah_num);
+	sroce_ah_table_erase(&sdev->ahs, to_sah(ibah)->ah_num);
 	atomic_dec(&sdev->num_ahs);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #ifndef _SROCE_AH_H
 #define _SROCE_AH_H
 
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_qp.h"
@@ -28,6 +29,12 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
  * address families) or -ENODEV (the GID lost its netdev).
  */
 int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
+
+/* The AH table (sdev->ahs); exported for KUnit. */
+gfp_t sroce_ah_gfp(u32 flags);
+int sroce_ah_table_insert(struct xarray *xa, struct sroce_ah *ah, u32 max,
+			  u32 *next, gfp_t gfp);
+void sroce_ah_table_erase(struct xarray *xa, u32 ah_num);
 
 int sroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		    struct ib_udata *udata);

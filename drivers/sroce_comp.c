@@ -518,7 +518,7 @@ void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)
 		sroce_comp_ack(qp, psn, false, &out);
 	spin_unlock_bh(&req->lock);
 	if (out.error)
-		sroce_qp_error(qp);
+		sroce_qp_send_error(qp);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
@@ -628,7 +628,6 @@ void sroce_comp_rnr_timer(struct timer_list *t)
 void sroce_req_flush(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
-	unsigned long flags;
 
 	spin_lock_bh(&req->lock);
 	req->stopped = true;
@@ -639,10 +638,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	del_timer(&req->rnr_timer);
 
 	/* WQEs posted up to now, validated or not, complete as flushed. */
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sroce_sq_fetch(qp);
-	req->head = qp->sq.head;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	req->head = sroce_sq_fetch_all(qp);
 
 	while (qp->sq.queue.index != req->head)
 		sroce_comp_complete(qp, sroce_sq_wqe(qp, qp->sq.queue.index),

@@ -16,6 +16,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
@@ -56,6 +57,35 @@ static int sroce_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
+/*
+ * The IB speed and width an Ethernet rate is shown as, by the rule of
+ * ib_get_eth_speed(), which takes RTNL on every call (and an unprivileged
+ * ibv_query_port() would take it as often as it likes): the rate comes
+ * from the notifier's cache instead.
+ */
+static void sroce_dev_eth_speed(u32 mbps, u16 *speed, u8 *width)
+{
+	if (mbps <= SPEED_1000) {
+		*width = IB_WIDTH_1X;
+		*speed = IB_SPEED_SDR;
+	} else if (mbps <= SPEED_10000) {
+		*width = IB_WIDTH_1X;
+		*speed = IB_SPEED_FDR10;
+	} else if (mbps <= SPEED_20000) {
+		*width = IB_WIDTH_4X;
+		*speed = IB_SPEED_DDR;
+	} else if (mbps <= SPEED_25000) {
+		*width = IB_WIDTH_1X;
+		*speed = IB_SPEED_EDR;
+	} else if (mbps <= SPEED_40000) {
+		*width = IB_WIDTH_4X;
+		*speed = IB_SPEED_FDR10;
+	} else {
+		*width = IB_WIDTH_4X;
+		*speed = IB_SPEED_EDR;
+	}
+}
+
 static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 			    struct ib_port_attr *attr)
 {
@@ -81,8 +111,9 @@ static int sroce_query_port(struct ib_device *ibdev, u32 port_num,
 	else
 		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
 
-	return ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
-				&attr->active_width);
+	sroce_dev_eth_speed(sroce_dev_link_mbps(sdev), &attr->active_speed,
+			    &attr->active_width);
+	return 0;
 }
 
 static int sroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
@@ -248,6 +279,18 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 }
 
 /*
+ * The link rate the DCQCN rate starts from and recovers to, from the
+ * cache sroce_port_update() fills. A link that does not report one
+ * (virtio) counts as 1000 Mb/s. Context: any; takes no lock.
+ */
+u32 sroce_dev_link_mbps(struct sroce_dev *sdev)
+{
+	u32 speed = READ_ONCE(sdev->link_mbps);
+
+	return speed && speed != (u32)SPEED_UNKNOWN ? speed : SPEED_1000;
+}
+
+/*
  * Recompute the port from its netdev and report a change. Called with RTNL
  * held from the notifier, and once after registration for events that fell
  * into the window before the device could be found.
@@ -260,9 +303,16 @@ static void sroce_port_update(struct sroce_dev *sdev)
 		.device = &sdev->ibdev,
 		.element.port_num = 1,
 	};
+	struct ethtool_link_ksettings ks;
+	u32 speed = 0;
 
+	ASSERT_RTNL();
 	new_state = netif_running(ndev) && netif_carrier_ok(ndev) ?
 		    IB_PORT_ACTIVE : IB_PORT_DOWN;
+	/* Speed changes come with a carrier change (NETDEV_CHANGE). */
+	if (!__ethtool_get_link_ksettings(ndev, &ks))
+		speed = ks.base.speed;
+	WRITE_ONCE(sdev->link_mbps, speed);
 
 	spin_lock_bh(&sdev->port_lock);
 	old_state = sdev->port_state;

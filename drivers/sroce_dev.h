@@ -36,6 +36,13 @@ struct sroce_dev {
 	spinlock_t port_lock;
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
+	/*
+	 * The netdev's link speed in Mb/s as the notifier last read it under
+	 * RTNL (0: not reported). Written with WRITE_ONCE(), read with
+	 * READ_ONCE() (sroce_dev_link_mbps()), so that the data path and
+	 * modify_qp never take RTNL.
+	 */
+	u32 link_mbps;
 
 	/* Objects alive, checked against the limits in attr. */
 	atomic_t num_pds;
@@ -81,6 +88,7 @@ static inline struct sroce_dev *to_sdev(struct ib_device *ibdev)
 int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev);
 struct sroce_dev *sroce_dev_get_by_netdev(struct net_device *ndev);
 void sroce_dev_put(struct sroce_dev *sdev);
+u32 sroce_dev_link_mbps(struct sroce_dev *sdev);
 int sroce_dev_init(void);
 void sroce_dev_exit(void);
 

@@ -12,7 +12,10 @@
  * Locking: modify_lock serialises modify_qp and destroy_qp (they sleep);
  * state_lock (irqsave) protects state and attr against each other and
  * against sroce_qp_error() from the engines; sq.lock and rq.lock (irqsave:
- * kernel ULPs post from any context) protect the rings.
+ * kernel ULPs post from any context) protect the rings. The post verbs
+ * take no other lock: whatever needs the engines' _bh locks (a flush, the
+ * requester) runs inline only when interrupts are on, and from a work
+ * item otherwise.
  */
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
@@ -22,6 +25,7 @@
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "sroce_ah.h"
+#include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
@@ -54,12 +58,67 @@ void sroce_qp_put(struct sroce_qp *qp)
 		complete(&qp->released);
 }
 
+/*
+ * May the engines' flushes run in this context? They take req.lock and
+ * resp.lock with spin_lock_bh(); releasing those with interrupts off (a
+ * ULP's spin_lock_irqsave() section) or in hard IRQ would be a bug.
+ */
+static bool sroce_qp_may_flush_here(void)
+{
+	return !irqs_disabled() && !in_hardirq();
+}
+
+static void sroce_qp_flush_work(struct work_struct *work)
+{
+	struct sroce_qp *qp = container_of(work, struct sroce_qp, flush_work);
+	enum ib_qp_state state;
+
+	/* The state as the flush finds it: a QP reset meanwhile is empty. */
+	state = READ_ONCE(qp->state);
+	if (test_and_clear_bit(SROCE_QP_FLUSH_SQ, &qp->flush_pending) &&
+	    (state == IB_QPS_ERR || state == IB_QPS_SQE))
+		sroce_req_flush(qp);
+	if (test_and_clear_bit(SROCE_QP_FLUSH_RQ, &qp->flush_pending) &&
+	    state == IB_QPS_ERR)
+		sroce_resp_flush(qp);
+}
+
+/* At create_qp (and in KUnit): no flush pending. */
+void sroce_qp_init_flush(struct sroce_qp *qp)
+{
+	qp->flush_pending = 0;
+	INIT_WORK(&qp->flush_work, sroce_qp_flush_work);
+}
+
+/* Run @bit's flush here, or from flush_work where it cannot run. */
+static void sroce_qp_flush(struct sroce_qp *qp, int bit)
+{
+	if (!sroce_qp_may_flush_here()) {
+		set_bit(bit, &qp->flush_pending);
+		/* Ordered after set_bit: a run that starts later sees it. */
+		queue_work(system_wq, &qp->flush_work);
+		return;
+	}
+	if (bit == SROCE_QP_FLUSH_SQ)
+		sroce_req_flush(qp);
+	else
+		sroce_resp_flush(qp);
+}
+
+/* modify_qp to RESET and destroy_qp: no deferred flush runs after this. */
+static void sroce_qp_cancel_flush(struct sroce_qp *qp)
+{
+	cancel_work_sync(&qp->flush_work);
+	qp->flush_pending = 0;
+}
+
 /**
  * sroce_qp_error() - move a QP to ERR and flush its queues
  * @qp: the QP
  *
- * Context: any; does not sleep. The caller must not hold sq.lock, rq.lock,
- * a CQ lock, or a lock that sroce_req_flush()/sroce_resp_flush() take.
+ * Context: any; does not sleep. With interrupts off the flushes are left
+ * to flush_work. The caller must not hold sq.lock, rq.lock, a CQ lock, or
+ * a lock that sroce_req_flush()/sroce_resp_flush() take.
  */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -76,9 +135,104 @@ void sroce_qp_error(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	if (flush) {
-		sroce_req_flush(qp);
-		sroce_resp_flush(qp);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_RQ);
 	}
+}
+
+bool sroce_qp_enter_sqe(struct sroce_qp *qp)
+{
+	unsigned long flags;
+	bool sqe;
+
+	if (qp->ibqp.qp_type == IB_QPT_RC)
+		return false;
+	spin_lock_irqsave(&qp->state_lock, flags);
+	sqe = qp->state == IB_QPS_RTS || qp->state == IB_QPS_SQD;
+	if (sqe) {
+		WRITE_ONCE(qp->state, IB_QPS_SQE);
+		qp->attr.qp_state = IB_QPS_SQE;
+		qp->sq_draining = false;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	return sqe;
+}
+
+void sroce_qp_send_error(struct sroce_qp *qp)
+{
+	/* IBTA 11.4.2.2: a CQ overrun is fatal to the QP, whatever its type. */
+	if (qp->ibqp.qp_type == IB_QPT_RC ||
+	    READ_ONCE(to_scq(qp->ibqp.send_cq)->overflowed)) {
+		sroce_qp_error(qp);
+		return;
+	}
+	sroce_qp_enter_sqe(qp);
+	/* The rest of the SQ completes as flushed; the RQ is left alone. */
+	if (READ_ONCE(qp->state) == IB_QPS_SQE)
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
+}
+
+void sroce_qp_sqd_check(struct sroce_qp *qp)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = IB_EVENT_SQ_DRAINED,
+	};
+	bool drained, notify = false;
+	unsigned long flags;
+	u32 gen;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	drained = qp->state == IB_QPS_SQD && qp->sq_draining;
+	gen = qp->sqd_gen;
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+	/* In SQD nothing new starts: once idle, the SQ stays idle. */
+	if (!drained || !sroce_req_sq_idle(qp))
+		return;
+
+	spin_lock_irqsave(&qp->state_lock, flags);
+	drained = qp->state == IB_QPS_SQD && qp->sq_draining &&
+		  qp->sqd_gen == gen;
+	if (drained) {
+		qp->sq_draining = false;
+		notify = qp->sqd_notify;
+	}
+	spin_unlock_irqrestore(&qp->state_lock, flags);
+
+	/* IBTA 11.6.3.1: the SQ Drained affiliated asynchronous event. */
+	if (notify && qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/**
+ * sroce_qp_transition_ok() - may modify_qp move a QP from @cur to @new?
+ * @type: the QP type
+ * @cur: its state now
+ * @new: the state asked for (@cur when @mask has no IB_QP_STATE)
+ * @mask: the attributes given
+ *
+ * IBTA vol 1 10.3.1 (figure 125, the QP state diagram) and 11.2.1.2:
+ * ib_modify_qp_is_ok() has the table of transitions with their required
+ * and optional attributes; on top of it, SQE is entered only by the QP
+ * itself, when a send WQE of a UD, GSI or UC QP completes in error, never
+ * by modify_qp; and an RC QP has no SQE (its send errors go to ERR).
+ * Everything else the table allows is implemented: RTS <-> SQD, SQD ->
+ * SQD, SQE -> RTS, any state -> RESET or ERR.
+ *
+ * Return: true if the transition is allowed.
+ */
+bool sroce_qp_transition_ok(enum ib_qp_type type, enum ib_qp_state cur,
+			    enum ib_qp_state new, int mask)
+{
+	if (cur < IB_QPS_RESET || cur > IB_QPS_ERR ||
+	    new < IB_QPS_RESET || new > IB_QPS_ERR)
+		return false;
+	if (new == IB_QPS_SQE && cur != IB_QPS_SQE)
+		return false;
+	if (type == IB_QPT_RC && (cur == IB_QPS_SQE || new == IB_QPS_SQE))
+		return false;
+	return ib_modify_qp_is_ok(cur, new, type, mask);
 }
 
 static int sroce_qp_check_cap(struct sroce_dev *sdev, struct ib_qp_cap *cap)
@@ -198,6 +352,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	spin_lock_init(&qp->state_lock);
 	mutex_init(&qp->modify_lock);
+	sroce_qp_init_flush(qp);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
 	qp->user = !!udata;
@@ -392,17 +547,6 @@ static void sroce_qp_empty_queues(struct sroce_qp *qp)
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 }
 
-/* Take WQEs posted before RTS and start on them. */
-static void sroce_qp_kick_sq(struct sroce_qp *qp)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sroce_sq_fetch(qp);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	sroce_req_kick(qp);
-}
-
 int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -427,13 +571,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	}
 	new = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, new, ibqp->qp_type, mask)) {
+	if (!sroce_qp_transition_ok(ibqp->qp_type, cur, new, mask)) {
 		err = -EINVAL;
-		goto out;
-	}
-	/* Draining the SQ (SQD) is not implemented. */
-	if (new == IB_QPS_SQD || new == IB_QPS_SQE) {
-		err = -EOPNOTSUPP;
 		goto out;
 	}
 	err = sroce_qp_check_attr(sdev, attr, mask);
@@ -445,8 +584,15 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			goto out;
 	}
 
+	/*
+	 * Leaving SQE: flushes of WQEs posted in SQE that were left to
+	 * flush_work run now, while the QP is still in SQE.
+	 */
+	if (cur == IB_QPS_SQE && new != cur)
+		flush_work(&qp->flush_work);
+
 	spin_lock_irqsave(&qp->state_lock, flags);
-	/* The engines may have moved it to ERR since we looked. */
+	/* The engines may have moved it to ERR or SQE since we looked. */
 	if (qp->state != cur) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		err = -EINVAL;
@@ -455,6 +601,14 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	sroce_qp_apply(qp, attr, mask, &av);
 	qp->attr.qp_state = new;
 	WRITE_ONCE(qp->state, new);
+	if (new == IB_QPS_SQD && cur != IB_QPS_SQD) {
+		qp->sq_draining = true;
+		qp->sqd_notify = (mask & IB_QP_EN_SQD_ASYNC_NOTIFY) &&
+				 attr->en_sqd_async_notify;
+		qp->sqd_gen++;
+	} else if (new != IB_QPS_SQD) {
+		qp->sq_draining = false;
+	}
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (mask & IB_QP_AV)
 		sroce_xmit_qp_reset(qp);
@@ -464,6 +618,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	switch (new) {
 	case IB_QPS_RESET:
+		sroce_qp_cancel_flush(qp);
 		sroce_req_cleanup(qp);
 		sroce_resp_cleanup(qp);
 		sroce_qp_empty_queues(qp);
@@ -475,8 +630,21 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_resp_start(qp);
 		break;
 	case IB_QPS_RTS:
-		sroce_req_start(qp);
-		sroce_qp_kick_sq(qp);
+		/*
+		 * From RTR: start at attr.sq_psn. From SQE: the flushed
+		 * requester resumes where it stopped. From SQD: it never
+		 * stopped, it may start new WQEs again. Then take the WQEs
+		 * posted meanwhile (the requester fetches them).
+		 */
+		if (cur == IB_QPS_RTR)
+			sroce_req_start(qp);
+		else if (cur == IB_QPS_SQE)
+			sroce_req_resume(qp);
+		sroce_req_kick(qp);
+		break;
+	case IB_QPS_SQD:
+		/* The requester finishes what it started and reports it. */
+		sroce_req_kick(qp);
 		break;
 	case IB_QPS_ERR:
 		sroce_req_flush(qp);
@@ -499,10 +667,12 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_lock_irqsave(&qp->state_lock, flags);
 	*attr = qp->attr;
 	attr->qp_state = qp->state;
+	/* IBTA 11.2.1.3: SQD and still draining, or drained. */
+	attr->sq_draining = qp->state == IB_QPS_SQD && qp->sq_draining;
+	attr->en_sqd_async_notify = qp->sqd_notify;
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 
 	attr->cur_qp_state = attr->qp_state;
-	attr->sq_draining = 0;
 	attr->cap.max_send_wr = qp->sq.max_wr;
 	attr->cap.max_recv_wr = qp->rq.max_wr;
 	attr->cap.max_send_sge = qp->sq.max_sge;
@@ -542,6 +712,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_put(qp);
 	wait_for_completion(&qp->released);
 
+	sroce_qp_cancel_flush(qp);
 	sroce_req_cleanup(qp);
 	sroce_resp_cleanup(qp);
 	sroce_xmit_qp_cleanup(qp);
@@ -642,21 +813,31 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	}
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	/* User QPs: the doorbell, the WQEs are already in the ring. */
-	for (; wr; wr = wr->next) {
-		err = sroce_post_one_send(qp, wr);
-		if (err) {
-			*bad_wr = wr;
-			break;
+	/*
+	 * User QPs: the doorbell, the WQEs are already in the ring. The
+	 * requester copies and validates them (sroce_sq_fetch()) in bounded
+	 * batches as it goes, not here with interrupts off.
+	 */
+	if (wr) {
+		spin_lock_irqsave(&qp->sq.lock, flags);
+		for (; wr; wr = wr->next) {
+			err = sroce_post_one_send(qp, wr);
+			if (err) {
+				*bad_wr = wr;
+				break;
+			}
 		}
+		spin_unlock_irqrestore(&qp->sq.lock, flags);
 	}
-	sroce_sq_fetch(qp);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
-	/* INIT and RTR queue the WQEs; the move to RTS starts them. */
-	if (state == IB_QPS_ERR)
-		sroce_req_flush(qp);
+	/*
+	 * INIT, RTR and SQD queue the WQEs; the move to RTS starts them.
+	 * Posted in SQE or ERR, a WR completes as flushed (IBTA 10.8.3.1).
+	 * Kernel ULPs post from any context: with interrupts off the flush
+	 * and the requester are left to work items.
+	 */
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 	else if (state == IB_QPS_RTS)
 		sroce_req_kick(qp);
 	return err;
@@ -717,8 +898,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	}
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
 
-	/* IBTA 10.8.3.1: receives posted in Error complete as flushed. */
+	/*
+	 * IBTA 10.8.3.1: receives posted in Error complete as flushed (from
+	 * flush_work when interrupts are off here).
+	 */
 	if (state == IB_QPS_ERR)
-		sroce_resp_flush(qp);
+		sroce_qp_flush(qp, SROCE_QP_FLUSH_RQ);
 	return err;
 }

@@ -106,7 +106,12 @@ struct sroce_sq {
 	 * WQE, so the engines look at send_flags only.
 	 */
 	bool sig_all;
-	/* lock protects head, queue and shadow slots in [queue.index, head). */
+	/*
+	 * lock protects head, queue and shadow slots in [queue.index, head).
+	 * Only the requester and its flush fetch (advance head), and they
+	 * hold req.lock: the slots past head are theirs to copy even while
+	 * lock is dropped between batches.
+	 */
 	spinlock_t lock;
 };
 
@@ -127,6 +132,14 @@ struct sroce_qp {
 	spinlock_t state_lock;
 	enum ib_qp_state state;
 	struct ib_qp_attr attr;		/* as last set by modify_qp */
+	/*
+	 * SQD (under state_lock): WQEs the requester started may still be
+	 * outstanding; once none is, the drain is reported (IB_EVENT_SQ_DRAINED
+	 * if sqd_notify) and sq_draining clears. sqd_gen counts moves to SQD.
+	 */
+	bool sq_draining;
+	bool sqd_notify;
+	u32 sqd_gen;
 	u32 mtu;			/* path MTU in bytes */
 	struct sroce_av av;
 	/* The route to av.daddr, per CPU (sroce_xmit.c). */
@@ -141,9 +154,25 @@ struct sroce_qp {
 	struct sroce_req req;		/* requester + completer (sroce_req.c, sroce_comp.c) */
 	struct sroce_resp resp;		/* responder (sroce_resp.c) */
 
+	/*
+	 * Flushes asked for where they cannot run: the engines take their
+	 * locks with spin_lock_bh(), which must not be released with
+	 * interrupts off, yet kernel ULPs post with interrupts off (ib_mad
+	 * posts to QP1 under spin_lock_irqsave()). flush_work runs them;
+	 * SROCE_QP_FLUSH_* bits in flush_pending say which (atomic).
+	 */
+	unsigned long flush_pending;
+	struct work_struct flush_work;
+
 	/* Lookups by QPN from the receive path hold a reference. */
 	refcount_t ref;
 	struct completion released;
+};
+
+/* Bits of sroce_qp.flush_pending. */
+enum {
+	SROCE_QP_FLUSH_SQ,
+	SROCE_QP_FLUSH_RQ,
 };
 
 static inline struct sroce_qp *to_sqp(struct ib_qp *ibqp)
@@ -158,11 +187,40 @@ static inline struct sroce_swqe *sroce_sq_wqe(struct sroce_qp *qp, u32 index)
 				     qp->sq.shadow_elem_size);
 }
 
+/*
+ * The states in which the receive queue works (IBTA 10.3.1): it keeps
+ * working while the send queue drains (SQD) or is in error (SQE).
+ */
+static inline bool sroce_qp_state_receives(enum ib_qp_state state)
+{
+	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
 /* sroce_qp.c */
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn);
 void sroce_qp_put(struct sroce_qp *qp);
 /* Move to ERR (e.g. on a fatal completion) and flush both queues. */
 void sroce_qp_error(struct sroce_qp *qp);
+/*
+ * A send WQE failed locally. RC: ERR. UD, GSI and UC: Send Queue Error
+ * (IBTA 10.3.1), entered before the failing WQE's error completion is
+ * posted where the caller can (sroce_qp_enter_sqe()), then the rest of the
+ * SQ is flushed and the RQ keeps working; an overflowed send CQ is fatal
+ * (ERR) for every type. Context and locks as sroce_qp_error().
+ */
+bool sroce_qp_enter_sqe(struct sroce_qp *qp);
+/* Set up flush_work (create_qp). */
+void sroce_qp_init_flush(struct sroce_qp *qp);
+void sroce_qp_send_error(struct sroce_qp *qp);
+/*
+ * Called by the requester when it found nothing to do in SQD: report the
+ * drain once nothing it started is outstanding. No QP lock held.
+ */
+void sroce_qp_sqd_check(struct sroce_qp *qp);
+/* IBTA 10.3.1 / 11.2.1.2: may modify_qp move @cur to @new with @mask? */
+bool sroce_qp_transition_ok(enum ib_qp_type type, enum ib_qp_state cur,
+			    enum ib_qp_state new, int mask);
 
 int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
@@ -179,13 +237,28 @@ int sroce_rq_post_one(struct sroce_rq *rq, const struct ib_recv_wr *wr);
 
 /* sroce_wqe.c: copy ring slots into kernel memory and validate them there. */
 /*
- * sroce_sq_fetch() - copy and validate every WQE userspace (or post_send)
- * has produced since the last call into the shadow ring, advancing
- * sq.head. A WQE that fails validation is marked so that the requester
- * completes it with IB_WC_LOC_QP_OP_ERR / LOC_LEN_ERR and moves the QP to
- * ERR. Caller holds sq.lock. Returns the number of new WQEs.
+ * WQEs sroce_sq_fetch() copies and validates per call, that is per sq.lock
+ * hold with interrupts off: a doorbell for a full 16K ring must not keep
+ * interrupts off for all of it.
+ */
+#define SROCE_SQ_FETCH_BATCH	64
+/*
+ * sroce_sq_fetch() - copy and validate up to SROCE_SQ_FETCH_BATCH WQEs
+ * that userspace (or post_send) has produced since the last call into the
+ * shadow ring, advancing sq.head. A WQE that fails validation is marked
+ * so that the requester completes it with IB_WC_LOC_QP_OP_ERR /
+ * LOC_LEN_ERR. Caller holds sq.lock, and req.lock, which serialises the
+ * fetchers (the requester fetches more whenever it reaches sq.head).
+ * Returns the number of new WQEs.
  */
 u32 sroce_sq_fetch(struct sroce_qp *qp);
+/*
+ * sroce_sq_fetch_all() - fetch everything produced so far, one batch per
+ * sq.lock hold (the flush needs all of it). Caller holds req.lock, not
+ * sq.lock. Returns sq.head.
+ */
+u32 sroce_sq_fetch_all(struct sroce_qp *qp);
+u32 sroce_sq_fetch_count(u32 head, u32 index, u32 prod, u32 mask, u32 budget);
 /*
  * sroce_rq_fetch() - copy and validate the next receive WQE into @wqe
  * (room for qp->rq.max_sge SGEs) without consuming it. Returns 0, -ENOENT

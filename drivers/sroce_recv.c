@@ -82,7 +82,7 @@ static bool sroce_recv_qp_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	    !(qp->ibqp.qp_type == IB_QPT_UC && transport == SROCE_TRANSPORT_UC &&
 	      (pkt->info->flags & SROCE_OPF_REQ)))
 		return false;
-	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+	if (!sroce_qp_state_receives(state))
 		return false;
 	/* Responses only make sense once the QP can send. */
 	if (!(pkt->info->flags & SROCE_OPF_REQ) && state == IB_QPS_RTR)

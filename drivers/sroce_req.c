@@ -17,10 +17,8 @@
  * the packets from the WQE, which go-back-N makes exact (IBTA vol 1
  * 9.7.4.1.1).
  */
-#include <linux/ethtool.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 
@@ -153,30 +151,12 @@ void sroce_req_init(struct sroce_qp *qp)
 	spin_unlock_bh(&req->lock);
 }
 
-/*
- * The link rate the DCQCN rate starts from and recovers to. A link that
- * does not report one (virtio) counts as 1000 Mb/s.
- */
-static u32 sroce_req_line_mbps(struct sroce_qp *qp)
-{
-	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
-	struct ethtool_link_ksettings ks;
-	u32 speed = 0;
-
-	rtnl_lock();
-	if (!__ethtool_get_link_ksettings(ndev, &ks))
-		speed = ks.base.speed;
-	rtnl_unlock();
-	if (!speed || speed == SPEED_UNKNOWN)
-		speed = 1000;
-	return speed;
-}
-
 void sroce_req_start(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
-	u32 line_mbps = sroce_req_line_mbps(qp);
+	/* Cached by the netdev notifier: a move to RTS takes no RTNL. */
+	u32 line_mbps = sroce_dev_link_mbps(to_sdev(qp->ibqp.device));
 
 	spin_lock_bh(&req->lock);
 	req->psn = qp->attr.sq_psn & SROCE_PSN_MASK;
@@ -203,6 +183,29 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_cc_rp_init(&req->rp, line_mbps);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
+}
+
+void sroce_req_resume(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	/* The flush left cur, sent_end and head at the consumer index. */
+	spin_lock_bh(&req->lock);
+	req->stopped = false;
+	spin_unlock_bh(&req->lock);
+}
+
+bool sroce_req_sq_idle(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	bool idle;
+
+	/* Nothing half sent, nothing sent and not yet completed. */
+	spin_lock_bh(&req->lock);
+	idle = req->cur == req->sent_end && !req->cur_pkt &&
+	       qp->sq.queue.index == req->sent_end;
+	spin_unlock_bh(&req->lock);
+	return idle;
 }
 
 void sroce_req_cleanup(struct sroce_qp *qp)
@@ -628,15 +631,17 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 }
 
 /* One round: build a batch, send it. */
-static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
+static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	enum sroce_req_result fill, sent;
+	enum ib_qp_state state;
 	struct sk_buff_head list;
 	bool error = false;
 	u32 gen;
 
-	if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+	state = READ_ONCE(qp->state);
+	if (state == IB_QPS_ERR || state == IB_QPS_SQE) {
 		sroce_req_flush(qp);
 		return SROCE_REQ_IDLE;
 	}
@@ -658,16 +663,40 @@ static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
 		error = sroce_comp_expired(qp);
 	gen = req->gen;
 	fill = sroce_req_fill(qp, &list);
+	if (fill == SROCE_REQ_FAILED && qp->ibqp.qp_type == IB_QPT_UC) {
+		/*
+		 * UC: the QP is in SQE before the failing WQE's error
+		 * completion is posted, for a consumer that reacts to it by
+		 * moving SQE back to RTS. UC has no completer but this
+		 * requester; only a flush (a post in SQE) can move req state
+		 * meanwhile, and then it completed the WQE as flushed and
+		 * sroce_comp_local_error() finds the requester stopped.
+		 */
+		spin_unlock_bh(&req->lock);
+		sroce_qp_enter_sqe(qp);
+		spin_lock_bh(&req->lock);
+	}
 	if (fill == SROCE_REQ_FAILED)
 		error = sroce_comp_local_error(qp) || req->stopped || error;
 	spin_unlock_bh(&req->lock);
 
 	sent = sroce_req_xmit(qp, &list, gen);
+	/* RC: ERR. UC: SQE, the rest of the SQ flushed (CQ overrun: ERR). */
 	if (error)
-		sroce_qp_error(qp);
+		sroce_qp_send_error(qp);
 	if (sent == SROCE_REQ_BACKOFF || fill == SROCE_REQ_BACKOFF)
 		return SROCE_REQ_BACKOFF;
 	return fill == SROCE_REQ_MORE ? SROCE_REQ_MORE : SROCE_REQ_IDLE;
+}
+
+static enum sroce_req_result sroce_req_round(struct sroce_qp *qp)
+{
+	enum sroce_req_result res = sroce_req_do_round(qp);
+
+	/* SQD: report the drain once nothing started is outstanding. */
+	if (res == SROCE_REQ_IDLE && READ_ONCE(qp->state) == IB_QPS_SQD)
+		sroce_qp_sqd_check(qp);
+	return res;
 }
 
 void sroce_req_run(struct sroce_qp *qp)

@@ -112,6 +112,13 @@ struct sroce_req {
 void sroce_req_init(struct sroce_qp *qp);
 /* The QP reached RTS: start sending from attr.sq_psn. */
 void sroce_req_start(struct sroce_qp *qp);
+/*
+ * SQE -> RTS: the requester, stopped and flushed when the QP entered SQE,
+ * resumes with the next WQE at its PSN (UD, GSI, UC).
+ */
+void sroce_req_resume(struct sroce_qp *qp);
+/* Every WQE the requester started has completed (SQD drained). */
+bool sroce_req_sq_idle(struct sroce_qp *qp);
 /* New WQEs may be in the SQ (the doorbell, or post_send). Never sleeps. */
 void sroce_req_kick(struct sroce_qp *qp);
 /*

@@ -1095,7 +1095,7 @@ static bool sroce_resp_state_ok(struct sroce_qp *qp)
 	enum ib_qp_state state = READ_ONCE(qp->state);
 
 	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
-	       state == IB_QPS_SQD;
+	       state == IB_QPS_SQD || state == IB_QPS_SQE;
 }
 
 /* Execute one request packet. Runner only; consumes @skb. */

@@ -279,6 +279,14 @@ int sroce_ud_send(struct sroce_qp *qp)
 		if (skb && sroce_req_pushed_back(qp, sroce_xmit_av(qp, &av, skb)))
 			return -ENOBUFS;
 
+		/*
+		 * IBTA 10.3.1: a local error moves a UD or GSI QP to SQE, and
+		 * before its error completion is posted: ib_mad answers that
+		 * completion by moving QP1 from SQE back to RTS.
+		 */
+		if (status != IB_WC_SUCCESS)
+			sroce_qp_enter_sqe(qp);
+
 		ok = true;
 		spin_lock_bh(&req->lock);
 		/* A flush may have completed it meanwhile. */
@@ -287,9 +295,13 @@ int sroce_ud_send(struct sroce_qp *qp)
 			ok = sroce_ud_complete(qp, wqe, status);
 		spin_unlock_bh(&req->lock);
 
-		/* IBTA 10.8.3.2: a local error completion ends the QP. */
-		if (status != IB_WC_SUCCESS || !ok) {
+		/* A CQ overrun ends the QP; a failed WQE flushes the SQ. */
+		if (!ok) {
 			sroce_qp_error(qp);
+			return 0;
+		}
+		if (status != IB_WC_SUCCESS) {
+			sroce_qp_send_error(qp);
 			return 0;
 		}
 	}
@@ -309,9 +321,7 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 
 	/* A UD QP takes UD packets only, and only once it can receive. */
 	if ((pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_UD ||
-	    !deth ||
-	    (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	     state != IB_QPS_SQD)) {
+	    !deth || !sroce_qp_state_receives(state)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 		kfree_skb(skb);
 		return;
@@ -369,9 +379,7 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	struct ib_wc wc;
 	int err;
 
-	if (resp->fatal ||
-	    (state != IB_QPS_RTR && state != IB_QPS_RTS &&
-	     state != IB_QPS_SQD))
+	if (resp->fatal || !sroce_qp_state_receives(state))
 		goto drop;
 
 	spin_lock_irqsave(&qp->rq.lock, flags);

@@ -272,27 +272,40 @@ static void sroce_wqe_parse_reg(struct sroce_swqe *wqe, const void *slot)
 	wqe->status = IB_WC_SUCCESS;
 }
 
+/**
+ * sroce_sq_fetch_count() - how many ring slots one fetch takes
+ * @head: sq.head, the next slot to copy
+ * @index: the consumer index, the oldest WQE not completed
+ * @prod: the producer index as read from the ring (masked here)
+ * @mask: the ring's index mask
+ * @budget: the most to take
+ *
+ * A producer index moved back into WQEs already taken is garbage from
+ * userspace: those slots are in use, nothing is taken until it is sane.
+ */
+u32 sroce_sq_fetch_count(u32 head, u32 index, u32 prod, u32 mask, u32 budget)
+{
+	u32 busy = (head - index) & mask;
+	u32 avail = (prod - index) & mask;
+
+	if (avail < busy)
+		return 0;
+	return min(avail - busy, budget);
+}
+
 u32 sroce_sq_fetch(struct sroce_qp *qp)
 {
 	struct sroce_sq *sq = &qp->sq;
 	struct sroce_queue *q = &sq->queue;
 	u32 mask = q->index_mask;
-	u32 prod, busy, avail, n, i;
+	u32 prod, n, i;
 
 	lockdep_assert_held(&sq->lock);
 
 	/* Acquire: pairs with the producer's release; the slots are written. */
-	prod = smp_load_acquire(&q->buf->producer_index) & mask;
-	busy = (sq->head - q->index) & mask;
-	avail = (prod - q->index) & mask;
-	/*
-	 * A producer index moved back into WQEs already taken is garbage from
-	 * userspace: those slots are in use, take nothing until it is sane.
-	 */
-	if (avail < busy)
-		return 0;
-
-	n = avail - busy;
+	prod = smp_load_acquire(&q->buf->producer_index);
+	n = sroce_sq_fetch_count(sq->head, q->index, prod, mask,
+				 SROCE_SQ_FETCH_BATCH);
 	for (i = 0; i < n; i++) {
 		struct sroce_swqe *wqe = sroce_sq_wqe(qp, sq->head);
 		const void *slot = q->buf->data +
@@ -310,6 +323,26 @@ u32 sroce_sq_fetch(struct sroce_qp *qp)
 		sq->head = (sq->head + 1) & mask;
 	}
 	return n;
+}
+
+u32 sroce_sq_fetch_all(struct sroce_qp *qp)
+{
+	struct sroce_sq *sq = &qp->sq;
+	unsigned long flags;
+	u32 n, head;
+
+	/*
+	 * One batch per sq.lock hold, interrupts on in between. Ends: the
+	 * consumer index cannot move while the caller holds req.lock, so the
+	 * producer can add at most one ring's worth meanwhile.
+	 */
+	do {
+		spin_lock_irqsave(&sq->lock, flags);
+		n = sroce_sq_fetch(qp);
+		head = sq->head;
+		spin_unlock_irqrestore(&sq->lock, flags);
+	} while (n == SROCE_SQ_FETCH_BATCH);
+	return head;
 }
 
 int sroce_rq_fetch(struct sroce_qp *qp, struct sroce_rwqe *wqe)

@@ -531,6 +531,83 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 	sroce_queue_cleanup(q);
 }
 
+/* How many slots one fetch takes: what is new, never more than the budget. */
+static void sq_fetch_count_rule(struct kunit *test)
+{
+	static const struct {
+		u32 head, index, prod, mask, budget, want;
+	} cases[] = {
+		{ 0, 0, 0, 7, 64, 0 },		/* empty */
+		{ 0, 0, 5, 7, 64, 5 },		/* all of it */
+		{ 3, 0, 5, 7, 64, 2 },		/* the new ones only */
+		{ 3, 0, 1, 7, 64, 0 },		/* producer moved back */
+		{ 6, 4, 2, 7, 64, 4 },		/* across the wrap */
+		{ 0, 0, 200, 255, 64, 64 },	/* one batch of many */
+		{ 192, 0, 200, 255, 64, 8 },	/* the last of them */
+		{ 0, 0, 16383, 16383, 64, 64 },	/* a full 16K ring */
+		{ 0, 0, 0xffffff05, 7, 64, 5 },	/* unmasked index */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_sq_fetch_count(cases[i].head,
+							 cases[i].index,
+							 cases[i].prod,
+							 cases[i].mask,
+							 cases[i].budget),
+				    cases[i].want, "case %u", i);
+}
+
+/*
+ * One doorbell for 200 WQEs: each fetch (one sq.lock hold, interrupts
+ * off) takes at most SROCE_SQ_FETCH_BATCH; the next continues after it,
+ * and together they take every WQE once, in order.
+ */
+static void sq_fetch_is_bounded(struct kunit *test)
+{
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	struct sroce_queue *q;
+	struct rxe_send_wqe *w;
+	u32 depth = 255, i, n, total = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->user = true;
+	spin_lock_init(&qp->sq.lock);
+	q = &qp->sq.queue;
+	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
+					       sizeof(*w) + TEST_ROOM,
+					       SROCE_QUEUE_FROM_USER), 0);
+	qp->sq.max_sge = TEST_MAX_SGE;
+	qp->sq.max_inline = TEST_MAX_INLINE;
+	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
+	qp->sq.shadow = kunit_kcalloc(test, depth + 1,
+				      qp->sq.shadow_elem_size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
+
+	for (i = 0; i < 200; i++) {
+		w = (void *)(q->buf->data + (i << q->log2_elem_size));
+		w->wr.wr_id = 1000 + i;
+		w->wr.opcode = IB_WR_SEND;
+	}
+	q->buf->producer_index = 200;
+
+	do {
+		spin_lock(&qp->sq.lock);
+		n = sroce_sq_fetch(qp);
+		spin_unlock(&qp->sq.lock);
+		KUNIT_EXPECT_LE(test, n, (u32)SROCE_SQ_FETCH_BATCH);
+		total += n;
+	} while (n && total < 1000);
+	KUNIT_EXPECT_EQ(test, total, 200U);
+	KUNIT_EXPECT_EQ(test, qp->sq.head, 200U);
+	for (i = 0; i < 200; i++)
+		KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, i)->wr_id, 1000ULL + i);
+
+	sroce_queue_cleanup(q);
+}
+
 static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(send_with_two_sges),
 	KUNIT_CASE(sge_sum_beats_provider_length),
@@ -547,6 +624,8 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(rdma_target_from_wr),
 	KUNIT_CASE(recv_wqes),
 	KUNIT_CASE(sq_fetch_follows_the_producer),
+	KUNIT_CASE(sq_fetch_count_rule),
+	KUNIT_CASE(sq_fetch_is_bounded),
 	{}
 };
 

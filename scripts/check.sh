@@ -20,7 +20,8 @@
 #            through a bottleneck with DCQCN on and off (20 s each; the
 #            long forms are `make check-cc`); SRQs and UC
 #            QPs (srq/uc pingpong, perftest on UC, XRC refused, the
-#            SRQ/UC API test) sroce<->sroce and sroce<->rdma_rxe; memory
+#            SRQ/UC API test, the SQE/SQD test) sroce<->sroce and
+#            sroce<->rdma_rxe; memory
 #            windows and memory operations from userspace; NVMe over
 #            Fabrics (nvmet-rdma, nvme-rdma) with fio verification; a
 #            hostile hand-made peer (silent mid-message, keys revoked
@@ -107,8 +108,8 @@ build_module_612() {
 # The userspace test programs the guest jobs run (scripts/tests/NAME.c).
 build_test_progs() {
 	local p
-	for p in sroce_mw_test sroce_fuzz_test srq-test mcast-ud verbs-fuzz \
-		rc-verify; do
+	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test mcast-ud \
+		verbs-fuzz rc-verify; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -184,10 +185,10 @@ if [ -f "$SROCE_TOP/sroce.ko" ]; then
 	step cc-incast guest_job cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
 		fair_tol=0.25 drop_tol=0.05
 	step qptypes-sroce guest_job qptypes-sroce -n 2 -t 900 -f "$out/srq-test" \
-		-f "$tests/uc-inject.py" \
+		-f "$out/qpstate-test" -f "$tests/uc-inject.py" \
 		"$tests/qptypes.sh" pair sroce sroce
 	step qptypes-rxe guest_job qptypes-rxe -n 2 -t 900 -f "$out/srq-test" \
-		-f "$tests/uc-inject.py" \
+		-f "$out/qpstate-test" -f "$tests/uc-inject.py" \
 		"$tests/qptypes.sh" pair sroce rxe
 	step mw mw_job
 	step fuzz fuzz_job quick

@@ -9,11 +9,13 @@
 #                                          test runs with each guest as
 #                                          server
 #
-# SET: srq, uc, xrc, api, inject (default: all five). ibv_uc_pingpong -c checks the
+# SET: srq, uc, xrc, api, inject, qpstate (default: all six). ibv_uc_pingpong -c checks the
 # data it receives (where the tool has -c); ibv_srq_pingpong checks every
 # completion's status and QP; perftest checks that every operation
 # completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
 # opening the XRC domain fails with EOPNOTSUPP (95). Each run is one check.
+# qpstate runs /job/qpstate-test (scripts/tests/qpstate-test.c): the SQE
+# and SQD states of UD and UC QPs on each sroce guest's own device.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
@@ -24,7 +26,7 @@ types=("$2" "$3")
 mytype=${types[$GUEST_ID]}
 shift 3
 sets=("$@")
-[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject)
+[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate)
 dev=${mytype}0
 
 link_up "$mytype" "$dev"
@@ -65,7 +67,7 @@ for s in "${sets[@]}"; do
 			)
 		fi
 		;;
-	xrc|api|inject) ;;
+	xrc|api|inject|qpstate) ;;
 	*) bail "unknown set '$s'" ;;
 	esac
 done
@@ -114,23 +116,24 @@ for server in 0 1; do
 	done
 done
 
-# api: /job/srq-test (scripts/tests/srq-test.c), on this guest's device
-# alone; its checks are this job's checks.
-srq_api() {
-	local log=/job/srq-test.log rc line
-	timeout "$TOOL_TIMEOUT" /job/srq-test "$dev" "$gid" >"$log" 2>&1
+# prog_checks PROG: /job/PROG (scripts/tests/PROG.c) on this guest's
+# device alone; its checks are this job's checks. api runs srq-test,
+# qpstate qpstate-test.
+prog_checks() {
+	local prog=$1 log=/job/$1.log rc line
+	timeout "$TOOL_TIMEOUT" "/job/$prog" "$dev" "$gid" >"$log" 2>&1
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*)
-			echo "ok - srq-test: ${line#ok - }"
+			echo "ok - $prog: ${line#ok - }"
 			GL_PASS=$((GL_PASS + 1))
 			;;
-		"not ok - "*) fail "srq-test: ${line#not ok - }" ;;
+		"not ok - "*) fail "$prog: ${line#not ok - }" ;;
 		*) echo "# $line" ;;
 		esac
 	done <"$log"
-	check "srq-test exits 0" test "$rc" -eq 0
+	check "$prog exits 0" test "$rc" -eq 0
 }
 
 # counter NAME: a hw counter of this guest's device.
@@ -187,7 +190,8 @@ for s in "${sets[@]}"; do
 	[ "$mytype" = sroce ] || continue
 	case $s in
 	xrc) check "ibv_xsrq_pingpong fails with EOPNOTSUPP ($mytype)" xsrq_fails ;;
-	api) srq_api ;;
+	api) prog_checks srq-test ;;
+	qpstate) prog_checks qpstate-test ;;
 	esac
 done
 

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the QP state machine and the post verbs:
+ *
+ * - the transitions modify_qp allows (IBTA vol 1 10.3.1, 11.2.1.2): the
+ *   core's table with its attributes, SQD in and out, SQE left by modify
+ *   (ib_mad's recovery of QP1) but never entered by it, no SQE for RC;
+ * - a post to a QP in ERR with interrupts off (ib_mad posts under
+ *   spin_lock_irqsave()) runs no flush there, since the flushes take _bh
+ *   locks; the QP's flush work completes the WQE as flushed afterwards;
+ * - a send error puts UD, GSI and UC QPs in SQE (the SQ flushes, the RQ
+ *   does not), RC QPs and overflowed send CQs in ERR;
+ * - the move to RTS starts DCQCN from the link speed the netdev notifier
+ *   cached, without asking the netdev (which needs RTNL).
+ */
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/irqflags.h>
+#include <linux/workqueue.h>
+#include <uapi/rdma/rdma_user_rxe.h>
+
+#include "sroce_cq.h"
+#include "sroce_dev.h"
+#include "sroce_qp.h"
+#include "sroce_req.h"
+#include "sroce_resp.h"
+
+#define S	IB_QP_STATE
+#define CUR	IB_QP_CUR_STATE
+/* What each transition of a connected QP needs (ib_modify_qp_is_ok()). */
+#define RC_INIT	(S | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_ACCESS_FLAGS)
+#define RC_RTR	(S | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN | \
+		 IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER)
+#define RC_RTS	(S | IB_QP_SQ_PSN | IB_QP_TIMEOUT | IB_QP_RETRY_CNT | \
+		 IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC)
+#define UD_INIT	(S | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY)
+
+static const struct {
+	enum ib_qp_type type;
+	enum ib_qp_state cur, new;
+	int mask;
+	bool ok;
+} transitions[] = {
+	/* The way up, with the attributes each step needs. */
+	{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, RC_INIT, true },
+	{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT, S, false },
+	{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RC_RTR, true },
+	{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, S, false },
+	{ IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS, RC_RTS, true },
+	{ IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT, UD_INIT, true },
+	{ IB_QPT_UD, IB_QPS_INIT, IB_QPS_RTR, S, true },
+	{ IB_QPT_UD, IB_QPS_RTR, IB_QPS_RTS, S | IB_QP_SQ_PSN, true },
+	{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTS, RC_RTS, false },
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_RTR, S, false },
+	/* SQD: in from RTS, out to RTS, and SQD -> SQD, for every type. */
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQD,
+	  S | IB_QP_EN_SQD_ASYNC_NOTIFY, true },
+	{ IB_QPT_RC, IB_QPS_SQD, IB_QPS_RTS, S, true },
+	{ IB_QPT_RC, IB_QPS_SQD, IB_QPS_SQD, S, true },
+	{ IB_QPT_UC, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_UD, IB_QPS_SQD, IB_QPS_RTS, S, true },
+	{ IB_QPT_GSI, IB_QPS_RTS, IB_QPS_SQD, S, true },
+	{ IB_QPT_UD, IB_QPS_RTR, IB_QPS_SQD, S, false },
+	{ IB_QPT_UD, IB_QPS_INIT, IB_QPS_SQD, S, false },
+	/* SQE: left by modify (ib_mad: SQE -> RTS with CUR_STATE) ... */
+	{ IB_QPT_GSI, IB_QPS_SQE, IB_QPS_RTS, S | CUR, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_RTS, S, true },
+	{ IB_QPT_UC, IB_QPS_SQE, IB_QPS_RTS, S | CUR, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_ERR, S, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_RESET, S, true },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_SQD, S, false },
+	{ IB_QPT_UD, IB_QPS_SQE, IB_QPS_RTR, S, false },
+	/* ... never entered by it, and RC has none. */
+	{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_SQE, S, false },
+	{ IB_QPT_UD, IB_QPS_SQD, IB_QPS_SQE, S, false },
+	{ IB_QPT_GSI, IB_QPS_SQE, IB_QPS_SQE, S, false },
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_SQE, S, false },
+	{ IB_QPT_RC, IB_QPS_SQE, IB_QPS_RTS, S, false },
+	{ IB_QPT_RC, IB_QPS_SQE, IB_QPS_ERR, S, false },
+	/* ERR and RESET from anywhere; out of ERR only to RESET. */
+	{ IB_QPT_RC, IB_QPS_RTS, IB_QPS_ERR, S, true },
+	{ IB_QPT_RC, IB_QPS_SQD, IB_QPS_ERR, S, true },
+	{ IB_QPT_UC, IB_QPS_SQD, IB_QPS_RESET, S, true },
+	{ IB_QPT_RC, IB_QPS_ERR, IB_QPS_RESET, S, true },
+	{ IB_QPT_RC, IB_QPS_ERR, IB_QPS_RTS, S, false },
+	{ IB_QPT_UD, IB_QPS_ERR, IB_QPS_SQD, S, false },
+	/* Not a state. */
+	{ IB_QPT_UD, IB_QPS_RTS, IB_QPS_ERR + 1, S, false },
+	{ IB_QPT_UD, IB_QPS_ERR + 1, IB_QPS_RESET, S, false },
+};
+
+static void qp_transition_table(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(transitions); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_qp_transition_ok(transitions[i].type,
+							   transitions[i].cur,
+							   transitions[i].new,
+							   transitions[i].mask),
+				    transitions[i].ok,
+				    "row %u: type %d, %d -> %d, mask %#x", i,
+				    transitions[i].type, transitions[i].cur,
+				    transitions[i].new, transitions[i].mask);
+}
+
+/* A kernel RC QP in ERR with its rings, engines and one CQ for both. */
+struct qp_fixture {
+	struct sroce_qp *qp;
+	struct sroce_cq *cq;
+};
+
+static int qp_fixture_init(struct kunit *test, struct qp_fixture *f)
+{
+	struct sroce_qp *qp;
+	struct sroce_cq *cq;
+	u32 depth;
+
+	qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	cq = kunit_kzalloc(test, sizeof(*cq), GFP_KERNEL);
+	if (!qp || !cq)
+		return -ENOMEM;
+	f->qp = qp;
+	f->cq = cq;
+
+	spin_lock_init(&cq->lock);
+	depth = 15;
+	if (sroce_queue_init(&cq->queue, NULL, &depth, sizeof(struct ib_wc),
+			     SROCE_QUEUE_TO_USER))
+		return -ENOMEM;
+
+	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->ibqp.send_cq = &cq->ibcq;
+	qp->ibqp.recv_cq = &cq->ibcq;
+	spin_lock_init(&qp->state_lock);
+	sroce_qp_init_flush(qp);
+	qp->state = IB_QPS_ERR;
+	qp->attr.qp_state = IB_QPS_ERR;
+
+	depth = 7;
+	spin_lock_init(&qp->sq.lock);
+	if (sroce_queue_init(&qp->sq.queue, NULL, &depth,
+			     sizeof(struct rxe_send_wqe) + 64,
+			     SROCE_QUEUE_FROM_USER))
+		return -ENOMEM;
+	qp->sq.max_wr = depth;
+	qp->sq.max_sge = 4;
+	qp->sq.max_inline = 64;
+	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + 64;
+	qp->sq.shadow = kunit_kcalloc(test, depth + 1,
+				      qp->sq.shadow_elem_size, GFP_KERNEL);
+	if (!qp->sq.shadow)
+		return -ENOMEM;
+
+	depth = 7;
+	spin_lock_init(&qp->rq.lock);
+	if (sroce_queue_init(&qp->rq.queue, NULL, &depth,
+			     sizeof(struct rxe_recv_wqe) + 4 * 16,
+			     SROCE_QUEUE_FROM_USER))
+		return -ENOMEM;
+	qp->rq.max_wr = depth;
+	qp->rq.max_sge = 4;
+
+	sroce_req_init(qp);
+	return sroce_resp_init(qp);
+}
+
+static void qp_fixture_cleanup(struct qp_fixture *f)
+{
+	cancel_work_sync(&f->qp->flush_work);
+	sroce_resp_cleanup(f->qp);
+	sroce_req_cleanup(f->qp);
+	sroce_queue_cleanup(&f->qp->rq.queue);
+	sroce_queue_cleanup(&f->qp->sq.queue);
+	sroce_queue_cleanup(&f->cq->queue);
+}
+
+static void qp_post_send_in_err_irqs_off(struct kunit *test)
+{
+	struct ib_send_wr wr = {
+		.wr_id = 0x5e4d,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct qp_fixture f;
+	unsigned long flags;
+	struct ib_wc wc;
+	bool still_off;
+	int err, n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+
+	local_irq_save(flags);
+	err = sroce_post_send(&f.qp->ibqp, &wr, &bad);
+	still_off = irqs_disabled();
+	/* Nothing flushed here: no completion yet. */
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	local_irq_restore(flags);
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_TRUE(test, still_off);
+	KUNIT_EXPECT_EQ(test, n, 0);
+
+	/* The QP's work flushes it. */
+	flush_work(&f.qp->flush_work);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x5e4dULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	qp_fixture_cleanup(&f);
+}
+
+static void qp_post_recv_in_err_irqs_off(struct kunit *test)
+{
+	struct ib_recv_wr wr = { .wr_id = 0x7ec0 };
+	const struct ib_recv_wr *bad = NULL;
+	struct qp_fixture f;
+	unsigned long flags;
+	struct ib_wc wc;
+	int err, n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+
+	local_irq_save(flags);
+	err = sroce_post_recv(&f.qp->ibqp, &wr, &bad);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	local_irq_restore(flags);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, n, 0);
+
+	flush_work(&f.qp->flush_work);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7ec0ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+
+	/* With interrupts on the flush runs right away, as before. */
+	wr.wr_id = 0x7ec1;
+	err = sroce_post_recv(&f.qp->ibqp, &wr, &bad);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1)
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7ec1ULL);
+	qp_fixture_cleanup(&f);
+}
+
+/* Write one SEND straight into the SQ ring, as the provider would. */
+static void ring_send(struct sroce_qp *qp, u64 wr_id)
+{
+	struct sroce_queue *q = &qp->sq.queue;
+	u32 prod = q->buf->producer_index & q->index_mask;
+	struct rxe_send_wqe *w = (void *)(q->buf->data +
+					  ((size_t)prod << q->log2_elem_size));
+
+	memset(w, 0, sizeof(*w));
+	w->wr.wr_id = wr_id;
+	w->wr.opcode = IB_WR_SEND;
+	w->wr.send_flags = IB_SEND_SIGNALED;
+	q->buf->producer_index = (prod + 1) & q->index_mask;
+}
+
+/*
+ * A send error: UD, GSI and UC go to SQE, the SQ flushes, a receive
+ * stays posted; RC, or any QP whose send CQ overflowed, goes to ERR.
+ */
+static void qp_send_error_states(struct kunit *test)
+{
+	static const struct {
+		enum ib_qp_type type;
+		bool overflowed;
+		enum ib_qp_state want;
+	} cases[] = {
+		{ IB_QPT_UD, false, IB_QPS_SQE },
+		{ IB_QPT_GSI, false, IB_QPS_SQE },
+		{ IB_QPT_UC, false, IB_QPS_SQE },
+		{ IB_QPT_RC, false, IB_QPS_ERR },
+		{ IB_QPT_UD, true, IB_QPS_ERR },
+	};
+	struct ib_recv_wr rwr = { .wr_id = 0x2ec };
+	const struct ib_recv_wr *bad;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct qp_fixture f;
+		struct ib_wc wc[4];
+		int n, want_n;
+
+		KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+		f.qp->ibqp.qp_type = cases[i].type;
+		f.qp->state = IB_QPS_RTS;
+		f.qp->attr.qp_state = IB_QPS_RTS;
+		KUNIT_EXPECT_EQ(test, sroce_post_recv(&f.qp->ibqp, &rwr, &bad),
+				0);
+		ring_send(f.qp, 0x5e0);
+		ring_send(f.qp, 0x5e1);
+		f.cq->overflowed = cases[i].overflowed;
+
+		sroce_qp_send_error(f.qp);
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(f.qp->state), cases[i].want,
+				    "case %u", i);
+		f.cq->overflowed = false;
+		n = sroce_poll_cq(&f.cq->ibcq, ARRAY_SIZE(wc), wc);
+		/* Both sends flushed; the receive too, in ERR only. */
+		want_n = 2;
+		if (cases[i].want == IB_QPS_ERR)
+			want_n = 3;
+		KUNIT_EXPECT_EQ_MSG(test, n, want_n, "case %u", i);
+		if (n >= 2) {
+			KUNIT_EXPECT_EQ(test, wc[0].wr_id, 0x5e0ULL);
+			KUNIT_EXPECT_EQ(test, wc[0].status, IB_WC_WR_FLUSH_ERR);
+			KUNIT_EXPECT_EQ(test, wc[1].wr_id, 0x5e1ULL);
+		}
+		/* Only SQE goes back to RTS by modify; never into SQE. */
+		KUNIT_EXPECT_EQ(test,
+				sroce_qp_transition_ok(cases[i].type,
+						       cases[i].want,
+						       IB_QPS_RTS, IB_QP_STATE),
+				cases[i].want == IB_QPS_SQE);
+		qp_fixture_cleanup(&f);
+	}
+}
+
+/* A netdev whose ethtool answer differs from what the notifier cached. */
+static int test_get_link_ksettings(struct net_device *ndev,
+				   struct ethtool_link_ksettings *ks)
+{
+	ks->base.speed = SPEED_10000;
+	return 0;
+}
+
+static const struct ethtool_ops test_ethtool_ops = {
+	.get_link_ksettings = test_get_link_ksettings,
+};
+
+static void qp_rts_reads_cached_link_speed(struct kunit *test)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
+	struct net_device *ndev = alloc_etherdev(0);
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	KUNIT_ASSERT_NOT_NULL(test, qp);
+	KUNIT_ASSERT_NOT_NULL(test, ndev);
+	ndev->ethtool_ops = &test_ethtool_ops;
+	/* Present, so that ethtool would answer (10000) if it were asked. */
+	netif_device_attach(ndev);
+	sdev->ndev = ndev;
+	qp->ibqp.device = &sdev->ibdev;
+	qp->ibqp.qp_type = IB_QPT_RC;
+	sroce_req_init(qp);
+
+	sdev->link_mbps = SPEED_25000;
+	sroce_req_start(qp);
+	KUNIT_EXPECT_EQ(test, qp->req.rp.line, 25000ULL * 1000 * 1000);
+
+	/* Not reported (virtio): 1000 Mb/s. */
+	sdev->link_mbps = 0;
+	KUNIT_EXPECT_EQ(test, sroce_dev_link_mbps(sdev), (u32)SPEED_1000);
+	sdev->link_mbps = (u32)SPEED_UNKNOWN;
+	KUNIT_EXPECT_EQ(test, sroce_dev_link_mbps(sdev), (u32)SPEED_1000);
+	sroce_req_start(qp);
+	KUNIT_EXPECT_EQ(test, qp->req.rp.line, 1000ULL * 1000 * 1000);
+
+	sroce_req_cleanup(qp);
+	free_netdev(ndev);
+}
+
+static struct kunit_case sroce_qp_cases[] = {
+	KUNIT_CASE(qp_transition_table),
+	KUNIT_CASE(qp_post_send_in_err_irqs_off),
+	KUNIT_CASE(qp_post_recv_in_err_irqs_off),
+	KUNIT_CASE(qp_rts_reads_cached_link_speed),
+	KUNIT_CASE(qp_send_error_states),
+	{}
+};
+
+static struct kunit_suite sroce_qp_suite = {
+	.name		= "sroce_qp",
+	.test_cases	= sroce_qp_cases,
+};
+
+kunit_test_suites(&sroce_qp_suite);

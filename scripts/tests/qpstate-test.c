@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * qpstate-test DEV GID_INDEX: the send queue states SQE and SQD through
+ * the stock rxe provider, on one device (its QPs talk to each other):
+ *
+ *  - UD: a SEND longer than the port MTU completes with a local length
+ *    error and moves the QP to SQE (IBTA 10.3.1), not ERR; the WQE behind
+ *    it and one posted in SQE complete as flushed; the receive queue
+ *    still takes a message from another QP; modify SQE -> RTS (with
+ *    IBV_QP_CUR_STATE, as ib_mad does for QP1) and the next SEND works;
+ *  - UC: a SEND with an invalid lkey completes with a local protection
+ *    error and moves the QP to SQE; SQE -> RTS and the next SEND arrives;
+ *  - SQD: RTS -> SQD with en_sqd_async_notify raises
+ *    IBV_EVENT_SQ_DRAINED once drained; query_qp shows SQD, not draining;
+ *    a SEND posted in SQD is not started until SQD -> RTS;
+ *  - SQE cannot be entered by modify_qp.
+ *
+ * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
+ * check failed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <infiniband/verbs.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define QKEY		0x11110000
+#define SLOT		4096	/* receive buffer per WQE, GRH area included */
+#define NSLOTS		16
+#define GRH		40
+
+static struct ibv_context *ctx;
+static struct ibv_pd *pd;
+static struct ibv_cq *scq, *rcq;
+static struct ibv_mr *mr;
+static uint8_t *sbuf, *rbuf;
+static union ibv_gid gid;
+static int gidx;
+static int nfail, npass;
+
+static int check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf(cond ? "ok - " : "not ok - ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (cond)
+		npass++;
+	else
+		nfail++;
+	return cond;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Poll one completion; 0 if none came within @ms. */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	long end = now_ms() + ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		usleep(1000);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/* The next async event's type, or -1 if none came within @ms. */
+static int async_event(int ms, struct ibv_qp **qp)
+{
+	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_async_event ev;
+	int type;
+
+	if (poll(&p, 1, ms) <= 0 || ibv_get_async_event(ctx, &ev))
+		return -1;
+	type = ev.event_type;
+	*qp = ev.element.qp;
+	ibv_ack_async_event(&ev);
+	return type;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp, int *draining)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return (enum ibv_qp_state)-1;
+	if (draining)
+		*draining = a.sq_draining;
+	return a.qp_state;
+}
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = scq,
+		.recv_cq = rcq,
+		.cap = {
+			.max_send_wr = 16,
+			.max_recv_wr = NSLOTS,
+			.max_send_sge = 1,
+			.max_recv_sge = 1,
+		},
+		.qp_type = type,
+	};
+
+	return ibv_create_qp(pd, &a);
+}
+
+static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	errno = ibv_modify_qp(qp, a, mask);
+	return errno;
+}
+
+/* RESET -> RTS; @dqpn is the peer for UC. */
+static int qp_up(struct ibv_qp *qp, uint32_t dqpn)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	int uc = qp->qp_type == IBV_QPT_UC;
+
+	if (uc) {
+		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE;
+		if (modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+			return -1;
+		a = (struct ibv_qp_attr){
+			.qp_state = IBV_QPS_RTR,
+			.path_mtu = IBV_MTU_1024,
+			.dest_qp_num = dqpn,
+			.ah_attr = {
+				.is_global = 1,
+				.grh = { .dgid = gid, .sgid_index = gidx,
+					 .hop_limit = 64 },
+				.port_num = 1,
+			},
+		};
+		if (modify(qp, &a, IBV_QP_STATE | IBV_QP_AV |
+			   IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+			return -1;
+	} else {
+		a.qkey = QKEY;
+		if (modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			   IBV_QP_PORT | IBV_QP_QKEY))
+			return -1;
+		a.qp_state = IBV_QPS_RTR;
+		if (modify(qp, &a, IBV_QP_STATE))
+			return -1;
+	}
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS };
+	return modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+static int post_recvs(struct ibv_qp *qp, int first, int n)
+{
+	struct ibv_recv_wr wr, *bad;
+	struct ibv_sge sge;
+	int i;
+
+	for (i = first; i < first + n; i++) {
+		sge = (struct ibv_sge){
+			.addr = (uintptr_t)(rbuf + (size_t)(i % NSLOTS) * SLOT),
+			.length = SLOT, .lkey = mr->lkey,
+		};
+		wr = (struct ibv_recv_wr){
+			.wr_id = 1000 + i, .sg_list = &sge, .num_sge = 1,
+		};
+		if (ibv_post_recv(qp, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+/* Post SENDs of @len bytes (lkey @lkey) to @ah/@dqpn, one WR per @ids. */
+static int post_sends(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dqpn,
+		      const uint64_t *ids, int n, uint32_t len, uint32_t lkey)
+{
+	struct ibv_send_wr wr[4], *bad;
+	struct ibv_sge sge[4];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sge[i] = (struct ibv_sge){
+			.addr = (uintptr_t)sbuf, .length = len, .lkey = lkey,
+		};
+		wr[i] = (struct ibv_send_wr){
+			.wr_id = ids[i], .sg_list = &sge[i], .num_sge = 1,
+			.opcode = IBV_WR_SEND,
+			.send_flags = IBV_SEND_SIGNALED,
+			.next = i + 1 < n ? &wr[i + 1] : NULL,
+		};
+		if (ah) {
+			wr[i].wr.ud.ah = ah;
+			wr[i].wr.ud.remote_qpn = dqpn;
+			wr[i].wr.ud.remote_qkey = QKEY;
+		}
+	}
+	return ibv_post_send(qp, wr, &bad);
+}
+
+/* The next send completion is @id with @status. */
+static int send_done(uint64_t id, enum ibv_wc_status status)
+{
+	struct ibv_wc wc;
+
+	if (!poll_one(scq, &wc, 5000)) {
+		printf("# no send completion for %llu\n", (unsigned long long)id);
+		return 0;
+	}
+	if (wc.wr_id != id || wc.status != status)
+		printf("# send completion %llu status %s, want %llu %s\n",
+		       (unsigned long long)wc.wr_id,
+		       ibv_wc_status_str(wc.status), (unsigned long long)id,
+		       ibv_wc_status_str(status));
+	return wc.wr_id == id && wc.status == status;
+}
+
+/* A receive of @len payload bytes completes on @qp. */
+static int recv_done(struct ibv_qp *qp, uint32_t len)
+{
+	struct ibv_wc wc;
+
+	if (!poll_one(rcq, &wc, 5000)) {
+		printf("# no receive completion\n");
+		return 0;
+	}
+	if (wc.status != IBV_WC_SUCCESS || wc.qp_num != qp->qp_num ||
+	    wc.byte_len != len)
+		printf("# receive: status %s qp %u len %u\n",
+		       ibv_wc_status_str(wc.status), wc.qp_num, wc.byte_len);
+	return wc.status == IBV_WC_SUCCESS && wc.qp_num == qp->qp_num &&
+	       wc.byte_len == len;
+}
+
+static int to_rts_from(struct ibv_qp *qp, enum ibv_qp_state cur)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS,
+				 .cur_qp_state = cur };
+
+	return modify(qp, &a, IBV_QP_STATE | IBV_QP_CUR_STATE);
+}
+
+static void test_ud_sqe(uint32_t mtu)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_UD), *b = make_qp(IBV_QPT_UD);
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.grh = { .dgid = gid, .sgid_index = gidx, .hop_limit = 64 },
+		.port_num = 1,
+	};
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_SQE };
+	uint64_t ids[2];
+	struct ibv_ah *ah;
+	enum ibv_qp_state st;
+	int ok, rc;
+
+	ok = a && b && !qp_up(a, 0) && !qp_up(b, 0) &&
+	     !post_recvs(a, 0, 4) && !post_recvs(b, 4, 4);
+	if (!check(ok, "UD: two QPs up (%s)", ok ? "" : strerror(errno)))
+		return;
+	ah = ibv_create_ah(pd, &aa);
+	if (!check(ah != NULL, "UD: AH to this port's GID"))
+		return;
+
+	ids[0] = 1;
+	check(!post_sends(a, ah, b->qp_num, ids, 1, 100, mr->lkey) &&
+	      send_done(1, IBV_WC_SUCCESS) && recv_done(b, GRH + 100),
+	      "UD: a SEND of 100 bytes arrives");
+
+	/* Longer than the port MTU, then a good one behind it. */
+	ids[0] = 2;
+	ids[1] = 3;
+	check(!post_sends(a, ah, b->qp_num, ids, 2, mtu + 1, mr->lkey),
+	      "UD: post two SENDs of %u bytes", mtu + 1);
+	check(send_done(2, IBV_WC_LOC_LEN_ERR),
+	      "UD: the first, longer than the MTU (%u), completes with LOC_LEN_ERR",
+	      mtu);
+	check(send_done(3, IBV_WC_WR_FLUSH_ERR),
+	      "UD: the WQE behind it completes as flushed");
+	st = qp_state(a, NULL);
+	check(st == IBV_QPS_SQE, "UD: the QP is in SQE (state %d)", st);
+
+	ids[0] = 4;
+	check(!post_sends(a, ah, b->qp_num, ids, 1, 100, mr->lkey) &&
+	      send_done(4, IBV_WC_WR_FLUSH_ERR),
+	      "UD: a SEND posted in SQE completes as flushed");
+	ids[0] = 5;
+	check(!post_sends(b, ah, a->qp_num, ids, 1, 60, mr->lkey) &&
+	      send_done(5, IBV_WC_SUCCESS) && recv_done(a, GRH + 60),
+	      "UD: the receive queue works in SQE");
+
+	rc = to_rts_from(a, IBV_QPS_SQE);
+	check(!rc, "UD: modify SQE -> RTS with cur_qp_state (%d)", rc);
+	st = qp_state(a, NULL);
+	check(st == IBV_QPS_RTS, "UD: the QP is in RTS (state %d)", st);
+	ids[0] = 6;
+	check(!post_sends(a, ah, b->qp_num, ids, 1, 200, mr->lkey) &&
+	      send_done(6, IBV_WC_SUCCESS) && recv_done(b, GRH + 200),
+	      "UD: a SEND after SQE -> RTS arrives");
+	check(modify(a, &attr, IBV_QP_STATE) != 0,
+	      "UD: modify_qp cannot move RTS to SQE");
+
+	/* SQD: drained at once (nothing in flight), with the event. */
+	attr = (struct ibv_qp_attr){ .qp_state = IBV_QPS_SQD,
+				     .en_sqd_async_notify = 1 };
+	rc = modify(a, &attr, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
+	check(!rc, "UD: modify RTS -> SQD (%d)", rc);
+	{
+		struct ibv_qp *eqp = NULL;
+		int ev = async_event(5000, &eqp), draining = -1;
+
+		check(ev == IBV_EVENT_SQ_DRAINED && eqp == a,
+		      "UD: IBV_EVENT_SQ_DRAINED for the QP (event %d)", ev);
+		st = qp_state(a, &draining);
+		check(st == IBV_QPS_SQD && draining == 0,
+		      "UD: query_qp shows SQD, drained (state %d, draining %d)",
+		      st, draining);
+	}
+	ids[0] = 7;
+	{
+		struct ibv_wc wc;
+
+		check(!post_sends(a, ah, b->qp_num, ids, 1, 80, mr->lkey) &&
+		      !poll_one(scq, &wc, 300),
+		      "UD: a SEND posted in SQD is not started");
+	}
+	check(!to_rts_from(a, IBV_QPS_SQD) && send_done(7, IBV_WC_SUCCESS) &&
+	      recv_done(b, GRH + 80),
+	      "UD: SQD -> RTS sends it");
+
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+
+static void test_uc_sqe(void)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_UC), *b = make_qp(IBV_QPT_UC);
+	uint64_t ids[2];
+	enum ibv_qp_state st;
+	int ok, rc;
+
+	ok = a && b && !qp_up(a, b->qp_num) && !qp_up(b, a->qp_num) &&
+	     !post_recvs(b, 8, 4);
+	if (!check(ok, "UC: a connected pair (%s)", ok ? "" : strerror(errno)))
+		return;
+	ids[0] = 11;
+	check(!post_sends(a, NULL, 0, ids, 1, 100, mr->lkey) &&
+	      send_done(11, IBV_WC_SUCCESS) && recv_done(b, 100),
+	      "UC: a SEND of 100 bytes arrives");
+
+	ids[0] = 12;
+	ids[1] = 13;
+	check(!post_sends(a, NULL, 0, ids, 2, 100, mr->lkey ^ 0x5a5a00),
+	      "UC: post two SENDs with a bad lkey");
+	check(send_done(12, IBV_WC_LOC_PROT_ERR),
+	      "UC: the first completes with LOC_PROT_ERR");
+	check(send_done(13, IBV_WC_WR_FLUSH_ERR),
+	      "UC: the second completes as flushed");
+	st = qp_state(a, NULL);
+	check(st == IBV_QPS_SQE, "UC: the QP is in SQE (state %d)", st);
+	rc = to_rts_from(a, IBV_QPS_SQE);
+	check(!rc, "UC: modify SQE -> RTS (%d)", rc);
+	ids[0] = 14;
+	check(!post_sends(a, NULL, 0, ids, 1, 300, mr->lkey) &&
+	      send_done(14, IBV_WC_SUCCESS) && recv_done(b, 300),
+	      "UC: a SEND after SQE -> RTS arrives");
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device **list;
+	struct ibv_port_attr port;
+	int i, n;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s DEV GID_INDEX\n", argv[0]);
+		return 2;
+	}
+	gidx = atoi(argv[2]);
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
+			ctx = ibv_open_device(list[i]);
+	if (!ctx || ibv_query_gid(ctx, 1, gidx, &gid) ||
+	    ibv_query_port(ctx, 1, &port)) {
+		fprintf(stderr, "cannot open %s\n", argv[1]);
+		return 2;
+	}
+	pd = ibv_alloc_pd(ctx);
+	scq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	rcq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	sbuf = calloc(1, 8192);
+	rbuf = calloc(NSLOTS, SLOT);
+	if (!pd || !scq || !rcq || !sbuf || !rbuf)
+		return 2;
+	mr = ibv_reg_mr(pd, rbuf, (size_t)NSLOTS * SLOT,
+			IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		return 2;
+	/* Sends come from rbuf's MR too: one MR, one lkey. */
+	free(sbuf);
+	sbuf = rbuf + (size_t)(NSLOTS - 2) * SLOT;
+
+	test_ud_sqe(128u << port.active_mtu);
+	test_uc_sqe();
+
+	printf("# %d passed, %d failed\n", npass, nfail);
+	return nfail ? 1 : 0;
+}
