@@ -3,7 +3,7 @@
 #
 # Build, once, the QEMU guest that the sroce system tests boot, and print
 # the cache directory holding it:
-#   vmlinux        the installed Debian 6.1 kernel, uncompressed (PVH boot)
+#   kernel         the installed Debian 6.1 kernel, uncompressed (PVH boot)
 #   initramfs.cpio busybox, the virtio/ext4 modules and scripts/guest-init;
 #                  mounts the image, installs guest-init as PID 1, switch_roots
 #   rootfs.ext4    Debian bookworm minbase + RDMA userspace + the kernel's
@@ -15,10 +15,11 @@
 # guest-init rebuilds only the initramfs.
 #
 # Usage: scripts/guest-image.sh [stock|debug]
-#   debug  the same image booting scripts/debug-kernel.sh's kernel: it has
-#          the guest's drivers built in, and its modules ride in the
-#          initramfs, which copies them into the root's throwaway overlay,
-#          so the image stays the one the stock kernel boots.
+#   debug  the same image booting scripts/debug-kernel.sh's kernel (its
+#          bzImage): it has the guest's drivers built in, and its modules
+#          ride in the initramfs, which copies them into the root's
+#          throwaway overlay, so the image stays the one the stock kernel
+#          boots.
 set -euo pipefail
 # Builders run inside $(cached ...): keep set -e there too.
 shopt -s inherit_errexit
@@ -113,16 +114,17 @@ build_initramfs() {
 	rm -rf "$ird"
 }
 
-# extract_vmlinux DIR: what scripts/extract-vmlinux does for an xz kernel:
-# try each xz stream magic in the bzImage until one unpacks to an ELF file.
+# extract_vmlinux DIR: DIR/kernel, what scripts/extract-vmlinux does for an
+# xz kernel: try each xz stream magic in the bzImage until one unpacks to an
+# ELF file.
 extract_vmlinux() {
 	local vmlinuz=/boot/vmlinuz-$stock_kver off offs
 
 	mapfile -t offs < <(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | cut -d: -f1)
 	for off in "${offs[@]}"; do
 		tail -c +$((off + 1)) "$vmlinuz" |
-			xz -dc --single-stream >"$1/vmlinux" 2>/dev/null || true
-		[ "$(head -c 4 "$1/vmlinux" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
+			xz -dc --single-stream >"$1/kernel" 2>/dev/null || true
+		[ "$(head -c 4 "$1/kernel" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
 	done
 	die "could not extract vmlinux from $vmlinuz"
 }
@@ -151,7 +153,7 @@ build_guest() {
 	ln "$image_dir/rootfs.ext4" "$1/rootfs.ext4"
 	build_initramfs "$1"
 	if [ -n "$debug_dir" ]; then
-		cp "$debug_dir/vmlinux" "$1/vmlinux"
+		cp "$debug_dir/bzImage" "$1/kernel"
 	else
 		extract_vmlinux "$1"
 	fi

@@ -193,7 +193,7 @@ for ((i = 0; i < nguests; i++)); do
 		-machine pc -accel tcg -cpu max -smp 1 -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$outdir/guest$i/console.log" \
-		-kernel "$image/vmlinux" -initrd "$image/initramfs.cpio" \
+		-kernel "$image/kernel" -initrd "$image/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 mitigations=off" \
 		-drive "file=$image/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
 		-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
