@@ -9,6 +9,7 @@
 #   make unload           delete sroce links and rmmod
 #   make demo             two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
+#   make check-debug      every guest test on the debug (KASAN, lockdep) kernel
 #   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
@@ -53,6 +54,9 @@ demo:
 check:
 	scripts/check.sh
 
+check-debug:
+	scripts/check.sh --debug
+
 check-cc:
 	scripts/check-cc.sh
 
@@ -73,4 +77,4 @@ fuzz: modules
 		-f $(CURDIR)/out/sroce_fuzz_test -f $(CURDIR)/scripts/tests/roce-fuzz.py \
 		scripts/tests/fuzz.sh long $(SEED)
 
-.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz
+.PHONY: all modules clean install load unload demo check check-debug check-cc kunit bench nvmeof fuzz
