@@ -26,8 +26,9 @@
 #            of the guest tests on it: smoke, RC sroce<->sroce and
 #            sroce<->rdma_rxe, rdma_cm and fuzz quick (steps debug-NAME)
 #
-# scripts/check.sh --debug (make check-debug) runs every guest test on the
-# debug kernel instead, and nothing else.
+# scripts/check.sh --debug [NAME...] (make check-debug) runs every guest
+# test, or the NAMEd ones (smoke, rc-sroce, ...), on the debug kernel
+# instead, and nothing else.
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -35,9 +36,9 @@ set -u
 
 debug_only=0
 case ${1:-} in
---debug) debug_only=1 ;;
+--debug) debug_only=1 && shift ;;
 "") ;;
-*) die "usage: $0 [--debug]" ;;
+*) die "usage: $0 [--debug [NAME...]]" ;;
 esac
 out=$SROCE_TOP/out/check
 if [ $debug_only -eq 1 ]; then
@@ -191,7 +192,7 @@ start=$(date +%s)
 need_host_pkgs
 if [ $debug_only -eq 1 ]; then
 	step test-progs build_test_progs
-	debug_steps
+	debug_steps "$@"
 else
 	step module build_module
 	step sparse sparse_module
