@@ -39,6 +39,13 @@ DEBUG_SLOWDOWN=3
 # list and refcount checks, the hung task detector, and lockdep switching
 # itself off (not a bare "lockdep": the debug kernel's boot log says "RCU
 # lockdep checking is enabled").
+# Reports of the kernel's own code that sroce cannot cause, left out of the
+# judging from their first line to KASAN's closing rule of '=' (each is
+# still logged). 6.1's rdma_rxe reads one map pointer past its MR's map
+# array when a copy ends on the last buffer (rxe_mr_copy; gone with the
+# MR rewrite of 6.2): KASAN reports it on the rdma_rxe guest of every RC
+# interop run, from rxe_requester, on an MR rxe itself registered.
+KERNEL_KNOWN='BUG: KASAN: slab-out-of-bounds in rxe_mr_copy[+]'
 KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|KFENCE|locking correctness validator|possible circular locking|possible recursive locking|inconsistent lock state|ODEBUG|list_(add|del) corruption|refcount_t:|blocked for more than|general protection fault|[Kk]ernel panic'
 
 usage() {
@@ -88,8 +95,10 @@ if [ "$kernel" = debug ]; then
 	mem=1536 factor=$DEBUG_SLOWDOWN
 	# Enabling each ACPI PCI interrupt link took 19 s under TCG on this
 	# kernel (76 s of a 85 s boot, one per virtio device); the PIRQ table
-	# routes the same interrupts at once (boot to init in 16 s).
-	append=" acpi=noirq"
+	# routes the same interrupts at once (boot to init in 16 s). KASAN
+	# reports every bad access, not only the first: a known report
+	# (KERNEL_KNOWN) must not hide the next one.
+	append=" acpi=noirq kasan_multi_shot"
 	timeout=$((timeout * factor))
 	BOOT_MARGIN=$((BOOT_MARGIN * factor))
 fi
@@ -243,7 +252,12 @@ for ((i = 0; i < nguests; i++)); do
 		why+=("job exited $(cat "$o/rc")")
 	fi
 	# The serial console ends its lines with \r\n.
+	cat "$o/dmesg" "$o/console.log" 2>/dev/null | tr -d '\r' |
+		grep -E "$KERNEL_KNOWN" | sort -u | sed "s/^/[sroce] guest$i: known, not judged: /" >&2
 	mapfile -t bad < <(cat "$o/dmesg" "$o/console.log" 2>/dev/null | tr -d '\r' |
+		awk -v known="$KERNEL_KNOWN" '$0 ~ known { skip = 1 }
+			!skip { print }
+			skip && /^(\[ *[0-9.]+\] )?=+$/ { skip = 0 }' |
 		grep -E "$KERNEL_BAD" | sort -u | head -n 20)
 	[ ${#bad[@]} -eq 0 ] || why+=("kernel trouble in dmesg/console:" "${bad[@]/#/  }")
 	if [ "$kernel" = debug ]; then
