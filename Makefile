@@ -9,6 +9,7 @@
 #   make unload           delete sroce links and rmmod
 #   make demo             two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
+#   make check-debug      every guest test on the debug (KASAN, lockdep) kernel
 #   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
@@ -59,6 +60,9 @@ demo:
 
 check:
 	scripts/check.sh
+
+check-debug:
+	scripts/check.sh --debug
 
 check-cc:
 	scripts/check-cc.sh
@@ -121,5 +125,6 @@ stress: rc-verify
 	scripts/vm-run.sh -n 2 -t 14400 -o out/stress -f $(CURDIR)/sroce.ko \
 		-f $(CURDIR)/out/rc-verify scripts/tests/teardown.sh 50
 
-.PHONY: all modules clean install load unload demo check check-cc kunit bench nvmeof fuzz \
+.PHONY: all modules clean install load unload demo check check-debug check-cc kunit bench \
+	nvmeof fuzz \
 	fuzz-verbs dkms-install deb rc-verify faults stress

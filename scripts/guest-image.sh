@@ -3,15 +3,23 @@
 #
 # Build, once, the QEMU guest that the sroce system tests boot, and print
 # the cache directory holding it:
-#   vmlinux        the installed Debian 6.1 kernel, uncompressed (PVH boot)
+#   kernel         the installed Debian 6.1 kernel, uncompressed (PVH boot)
 #   initramfs.cpio busybox, the virtio/ext4 modules and scripts/guest-init;
 #                  mounts the image, installs guest-init as PID 1, switch_roots
 #   rootfs.ext4    Debian bookworm minbase + RDMA userspace + the kernel's
 #                  modules
+#   kver           the kernel's release
 # The directory is keyed by this script, guest-init and the kernel package.
 # The image is the slow part (debootstrap, ~2 min) and does not depend on
 # guest-init, so it has its own cache entry and is hard-linked in: editing
 # guest-init rebuilds only the initramfs.
+#
+# Usage: scripts/guest-image.sh [stock|debug]
+#   debug  the same image booting scripts/debug-kernel.sh's kernel (its
+#          bzImage): it has the guest's drivers built in, and its modules
+#          ride in the initramfs, which copies them into the root's
+#          throwaway overlay, so the image stays the one the stock kernel
+#          boots.
 set -euo pipefail
 # Builders run inside $(cached ...): keep set -e there too.
 shopt -s inherit_errexit
@@ -41,12 +49,12 @@ build_rootfs() {
 	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
 		"$rootfs"/usr/share/doc "$rootfs"/usr/share/man "$rootfs"/usr/share/locale
 
-	log "guest image: kernel $kver modules"
+	log "guest image: kernel $stock_kver modules"
 	# build/ and source/ are symlinks into the host's headers; leave them out.
 	mkdir -p "$rootfs/lib/modules"
 	rsync -a --exclude=/build --exclude=/source \
-		"/lib/modules/$kver/" "$rootfs/lib/modules/$kver/"
-	depmod -b "$rootfs" "$kver"
+		"/lib/modules/$stock_kver/" "$rootfs/lib/modules/$stock_kver/"
+	depmod -b "$rootfs" "$stock_kver"
 	# Mount points of the 9p shares.
 	mkdir -p "$rootfs/job" "$rootfs/shared"
 
@@ -62,17 +70,22 @@ build_rootfs() {
 build_initramfs() {
 	local ird=$1/initramfs ko n=0
 
-	mkdir -p "$ird/bin" "$ird/dev" "$ird/proc" "$ird/sys" "$ird/newroot" "$ird/mods"
+	mkdir -p "$ird/bin" "$ird/dev" "$ird/proc" "$ird/sys" "$ird/newroot" "$ird/mods" \
+		"$ird/lib/modules"
 	cp /bin/busybox "$ird/bin/busybox"
 	cp "$init_src" "$ird/sroce-init"
-	for ko in $(for m in $INITRD_MODS; do
-		modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
-	done | awk '!seen[$0]++'); do
-		# Numbered copies keep the dependency order for the /init loop.
-		n=$((n + 1))
-		cp "$ko" "$ird/mods/$(printf %02d "$n")-$(basename "$ko")"
-	done
-	[ "$n" -gt 0 ] || die "no initramfs modules found for $INITRD_MODS"
+	if [ -n "$debug_dir" ]; then
+		cp -a "$debug_dir/modules/lib/modules/$kver" "$ird/lib/modules/"
+	else
+		for ko in $(for m in $INITRD_MODS; do
+			modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+		done | awk '!seen[$0]++'); do
+			# Numbered copies keep the dependency order for the /init loop.
+			n=$((n + 1))
+			cp "$ko" "$ird/mods/$(printf %02d "$n")-$(basename "$ko")"
+		done
+		[ "$n" -gt 0 ] || die "no initramfs modules found for $INITRD_MODS"
+	fi
 	cat >"$ird/init" <<-'EOF'
 	#!/bin/busybox sh
 	# Load the block and filesystem drivers, mount the test image and hand
@@ -82,6 +95,7 @@ build_initramfs() {
 	mount -t proc proc /proc
 	mount -t devtmpfs dev /dev
 	for ko in /mods/*.ko; do
+		[ -e "$ko" ] || continue
 		insmod "$ko" 2>/dev/null || echo "initramfs: insmod $ko failed"
 	done
 	i=0
@@ -91,6 +105,7 @@ build_initramfs() {
 	done
 	mount -t ext4 /dev/vda /newroot || { echo "initramfs: cannot mount /dev/vda"; poweroff -f; }
 	cp /sroce-init /newroot/sbin/sroce-init
+	cp -a /lib/modules/. /newroot/lib/modules/
 	umount /dev /proc
 	exec switch_root /newroot /sbin/sroce-init
 	EOF
@@ -99,16 +114,17 @@ build_initramfs() {
 	rm -rf "$ird"
 }
 
-# extract_vmlinux DIR: what scripts/extract-vmlinux does for an xz kernel:
-# try each xz stream magic in the bzImage until one unpacks to an ELF file.
+# extract_vmlinux DIR: DIR/kernel, what scripts/extract-vmlinux does for an
+# xz kernel: try each xz stream magic in the bzImage until one unpacks to an
+# ELF file.
 extract_vmlinux() {
-	local vmlinuz=/boot/vmlinuz-$kver off offs
+	local vmlinuz=/boot/vmlinuz-$stock_kver off offs
 
 	mapfile -t offs < <(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | cut -d: -f1)
 	for off in "${offs[@]}"; do
 		tail -c +$((off + 1)) "$vmlinuz" |
-			xz -dc --single-stream >"$1/vmlinux" 2>/dev/null || true
-		[ "$(head -c 4 "$1/vmlinux" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
+			xz -dc --single-stream >"$1/kernel" 2>/dev/null || true
+		[ "$(head -c 4 "$1/kernel" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
 	done
 	die "could not extract vmlinux from $vmlinuz"
 }
@@ -136,21 +152,40 @@ cached() {
 build_guest() {
 	ln "$image_dir/rootfs.ext4" "$1/rootfs.ext4"
 	build_initramfs "$1"
-	extract_vmlinux "$1"
+	if [ -n "$debug_dir" ]; then
+		cp "$debug_dir/bzImage" "$1/kernel"
+	else
+		extract_vmlinux "$1"
+	fi
 	echo "$kver" >"$1/kver"
 }
 
+kernel=${1:-stock}
+case $kernel in
+stock | debug) ;;
+*) die "usage: $0 [stock|debug]" ;;
+esac
 need_pkgs debootstrap busybox-static e2fsprogs cpio xz-utils kmod rsync linux-image-amd64
 
-kver=$(guest_kver)
-[ -n "$kver" ] || die "no /boot/vmlinuz-6.1.*-amd64: install linux-image-amd64"
-kpkg=$(dpkg-query -W -f='${Package} ${Version}' "linux-image-$kver") ||
-	die "linux-image-$kver is not installed"
+stock_kver=$(guest_kver)
+[ -n "$stock_kver" ] || die "no /boot/vmlinuz-6.1.*-amd64: install linux-image-amd64"
+kpkg=$(dpkg-query -W -f='${Package} ${Version}' "linux-image-$stock_kver") ||
+	die "linux-image-$stock_kver is not installed"
 init_src=$SROCE_TOP/scripts/guest-init
 # The package list and mirror live in this script; the kernel package's
 # version catches a rebuilt kernel that kept its ABI number.
 rootfs_hash=$(recipe_hash "${BASH_SOURCE[0]}" <(echo "$kpkg $MIRROR"))
-guest_hash=$(recipe_hash "${BASH_SOURCE[0]}" "$init_src" <(echo "$kpkg $MIRROR"))
+debug_dir=
+guest=guest
+kver=$stock_kver
+if [ "$kernel" = debug ]; then
+	# Before taking the lock: a cold debug kernel takes most of an hour.
+	debug_dir=$("$SROCE_TOP/scripts/debug-kernel.sh") || die "debug kernel build failed"
+	kver=$(cat "$debug_dir/kver")
+	guest="guest-debug"
+fi
+# The debug kernel's directory name is its recipe hash.
+guest_hash=$(recipe_hash "${BASH_SOURCE[0]}" "$init_src" <(echo "$kpkg $MIRROR ${debug_dir##*/}"))
 
 mkdir -p "$SROCE_CACHE"
 exec 9>"$SROCE_CACHE/guest.lock"
@@ -159,7 +194,7 @@ flock -w 3600 9 || die "another guest image build has held $SROCE_CACHE/guest.lo
 trap 'rm -rf "$SROCE_CACHE"/.*.tmp' EXIT
 start=$SECONDS
 image_dir=$(cached rootfs "$rootfs_hash" build_rootfs)
-out=$(cached guest "$guest_hash" build_guest)
+out=$(cached "$guest" "$guest_hash" build_guest)
 # Entries of older recipes (an edited guest-init, an updated kernel) that no
 # run has used for a week; a guest still booted from one keeps its files open.
 find "$SROCE_CACHE"/rootfs-*/ "$SROCE_CACHE"/guest-*/ -maxdepth 1 -name 'done' -mtime +7 \

@@ -5,17 +5,24 @@
 # inside a private network namespace, then collect and judge the results.
 #
 #   scripts/vm-run.sh [-n NGUESTS] [-t TIMEOUT_S] [-m MTU] [-o OUTDIR]
-#                     [-f FILE]... JOB_SCRIPT [ARGS...]
+#                     [-k stock|debug] [-f FILE]... JOB_SCRIPT [ARGS...]
+#
+# -k debug boots scripts/debug-kernel.sh's kernel (KASAN, lockdep, kmemleak,
+# ...) instead of Debian's: every timeout is DEBUG_SLOWDOWN times longer,
+# sroce is unloaded and kmemleak scans after the job, and any leak fails the
+# run. A .ko passed with -f must be built for the kernel that boots.
 #
 # Each guest gets its own 9p share, mounted at /job, with run.sh (the job),
 # guest-lib.sh, the -f files and an env file (GUEST_ID, NGUESTS, MTU,
-# GUEST_IP4/6, PEER_IP4/6, JOB_TIMEOUT), plus /shared, common to all guests.
+# GUEST_IP4/6, PEER_IP4/6, JOB_TIMEOUT, TIME_FACTOR: 1, or DEBUG_SLOWDOWN
+# with -k debug), plus /shared, common to all guests.
 # Guest N is 10.77.0.(N+1)/24 and fd77::(N+1)/64; its peer is the next guest
 # round the ring. Per guest, OUTDIR/guestN/ gets console.log, qemu.log,
 # job.log, rc, dmesg and whatever else the job left in /job.
 #
 # Exits 0 only if every guest ran its job to rc 0 and no kernel warning,
-# oops, BUG or panic shows in its dmesg or console.
+# oops, BUG, panic or other debug-kernel report shows in its dmesg or
+# console.
 #
 # No set -e: result collection and cleanup must run to the end whatever fails.
 set -uo pipefail
@@ -25,22 +32,36 @@ set -uo pipefail
 # Boot, module loading and power-off on top of the job's own timeout; a
 # loaded 2-core host has been seen to take 20 s to boot a guest.
 BOOT_MARGIN=90
-# Kernel trouble that fails a run even when the job passed.
-KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|lockdep|possible circular locking|general protection fault|[Kk]ernel panic'
+# Under TCG, KASAN and lockdep slow the guest kernel down about this much.
+DEBUG_SLOWDOWN=3
+# Kernel trouble that fails a run even when the job passed. Most reports
+# carry a WARNING: or BUG: line; the others are named: debug objects,
+# list and refcount checks, the hung task detector, and lockdep switching
+# itself off (not a bare "lockdep": the debug kernel's boot log says "RCU
+# lockdep checking is enabled").
+# Reports of the kernel's own code that sroce cannot cause, left out of the
+# judging from their first line to KASAN's closing rule of '=' (each is
+# still logged). 6.1's rdma_rxe reads one map pointer past its MR's map
+# array when a copy ends on the last buffer (rxe_mr_copy; gone with the
+# MR rewrite of 6.2): KASAN reports it on the rdma_rxe guest of every RC
+# interop run, from rxe_requester, on an MR rxe itself registered.
+KERNEL_KNOWN='BUG: KASAN: slab-out-of-bounds in rxe_mr_copy[+]'
+KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|KFENCE|locking correctness validator|possible circular locking|possible recursive locking|inconsistent lock state|ODEBUG|list_(add|del) corruption|refcount_t:|blocked for more than|general protection fault|[Kk]ernel panic'
 
 usage() {
 	sed -n '7,8p' "${BASH_SOURCE[0]}" | sed 's/^#//' >&2
 	exit 2
 }
 
-nguests=2 timeout=300 mtu=1500 outdir=
+nguests=2 timeout=300 mtu=1500 kernel=stock outdir=
 files=()
-while getopts n:t:m:o:f:h opt; do
+while getopts n:t:m:o:k:f:h opt; do
 	case $opt in
 	n) nguests=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	m) mtu=$OPTARG ;;
 	o) outdir=$OPTARG ;;
+	k) kernel=$OPTARG ;;
 	f) files+=("$OPTARG") ;;
 	*) usage ;;
 	esac
@@ -53,6 +74,7 @@ in_range() { [[ $1 =~ ^[0-9]+$ ]] && (($2 <= $1 && $1 <= $3)); }
 in_range "$nguests" 1 16 || die "-n wants 1..16 guests"
 in_range "$timeout" 1 86400 || die "-t wants seconds"
 in_range "$mtu" 1280 9000 || die "-m wants an MTU in 1280..9000"
+[[ $kernel == stock || $kernel == debug ]] || die "-k wants stock or debug"
 [ -r "$job" ] || die "no job script $job"
 for f in "${files[@]}"; do
 	[ -f "$f" ] || die "no file $f"
@@ -60,7 +82,26 @@ done
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespace and tap devices)"
 need_pkgs qemu-system-x86 iproute2 rsync util-linux
 
-image=$("$SROCE_TOP/scripts/guest-image.sh") || die "guest image build failed"
+image=$("$SROCE_TOP/scripts/guest-image.sh" "$kernel") || die "guest image build failed"
+# insmod would refuse a module built for the other kernel; say so here.
+for f in "${files[@]}"; do
+	[[ $f == *.ko ]] || continue
+	[ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$(cat "$image/kver")" ] ||
+		die "$f is not built for the $kernel kernel $(cat "$image/kver")"
+done
+mem=1024 factor=1 append=
+if [ "$kernel" = debug ]; then
+	# Room for KASAN's shadow and quarantine and kmemleak's metadata.
+	mem=1536 factor=$DEBUG_SLOWDOWN
+	# Enabling each ACPI PCI interrupt link took 19 s under TCG on this
+	# kernel (76 s of a 85 s boot, one per virtio device); the PIRQ table
+	# routes the same interrupts at once (boot to init in 16 s). KASAN
+	# reports every bad access, not only the first: a known report
+	# (KERNEL_KNOWN) must not hide the next one.
+	append=" acpi=noirq kasan_multi_shot"
+	timeout=$((timeout * factor))
+	BOOT_MARGIN=$((BOOT_MARGIN * factor))
+fi
 outdir=${outdir:-$SROCE_TOP/out/vm-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$outdir" || die "cannot create $outdir"
 # A run killed with SIGKILL could not clean up (its QEMUs died with it):
@@ -146,13 +187,13 @@ mkdir -p "$work/shared"
 for ((i = 0; i < nguests; i++)); do
 	g=$work/g$i
 	mkdir -p "$g" "$outdir/guest$i"
-	rm -f "$outdir/guest$i"/{job.log,rc,dmesg}
+	rm -f "$outdir/guest$i"/{job.log,rc,dmesg,kmemleak,teardown}
 	cp "$job" "$g/run.sh"
 	cp "$SROCE_TOP/scripts/tests/guest-lib.sh" "$g/guest-lib.sh"
 	[ ${#files[@]} -eq 0 ] || cp "${files[@]}" "$g/"
 	p=$(((i + 1) % nguests))
 	{
-		echo "GUEST_ID=$i NGUESTS=$nguests MTU=$mtu JOB_TIMEOUT=$timeout"
+		echo "GUEST_ID=$i NGUESTS=$nguests MTU=$mtu JOB_TIMEOUT=$timeout TIME_FACTOR=$factor"
 		echo "GUEST_IP4=10.77.0.$((i + 1)) GUEST_IP6=fd77::$((i + 1))"
 		[ "$nguests" -lt 2 ] || echo "PEER_IP4=10.77.0.$((p + 1)) PEER_IP6=fd77::$((p + 1))"
 		printf 'JOB_ARGS=('
@@ -164,11 +205,11 @@ for ((i = 0; i < nguests; i++)); do
 	# --pdeathsig: QEMU dies with this script, even on SIGKILL.
 	TMPDIR=$work setpriv --pdeathsig KILL ip netns exec "$ns" qemu-system-x86_64 \
 		-name "guest$i" -nodefaults -no-user-config \
-		-machine pc -accel tcg -cpu max -smp 1 -m 1024 \
+		-machine pc -accel tcg -cpu max -smp 1 -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$outdir/guest$i/console.log" \
-		-kernel "$image/vmlinux" -initrd "$image/initramfs.cpio" \
-		-append "console=ttyS0 panic=-1 mitigations=off" \
+		-kernel "$image/kernel" -initrd "$image/initramfs.cpio" \
+		-append "console=ttyS0 panic=-1 mitigations=off$append" \
 		-drive "file=$image/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
 		-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
@@ -211,9 +252,24 @@ for ((i = 0; i < nguests; i++)); do
 		why+=("job exited $(cat "$o/rc")")
 	fi
 	# The serial console ends its lines with \r\n.
+	cat "$o/dmesg" "$o/console.log" 2>/dev/null | tr -d '\r' |
+		grep -E "$KERNEL_KNOWN" | sort -u | sed "s/^/[sroce] guest$i: known, not judged: /" >&2
 	mapfile -t bad < <(cat "$o/dmesg" "$o/console.log" 2>/dev/null | tr -d '\r' |
+		awk -v known="$KERNEL_KNOWN" '$0 ~ known { skip = 1 }
+			!skip { print }
+			skip && /^(\[ *[0-9.]+\] )?=+$/ { skip = 0 }' |
 		grep -E "$KERNEL_BAD" | sort -u | head -n 20)
 	[ ${#bad[@]} -eq 0 ] || why+=("kernel trouble in dmesg/console:" "${bad[@]/#/  }")
+	if [ "$kernel" = debug ]; then
+		[ ! -s "$o/teardown" ] || why+=("after the job: $(cat "$o/teardown")")
+		if [ ! -f "$o/kmemleak" ]; then
+			why+=("no kmemleak report (the post-job scan did not finish)")
+		elif grep -q 'unreferenced object' "$o/kmemleak"; then
+			why+=("kmemleak: $(grep -c 'unreferenced object' "$o/kmemleak") unreferenced objects, first:")
+			mapfile -t leak < <(head -n 25 "$o/kmemleak")
+			why+=("${leak[@]/#/  }")
+		fi
+	fi
 
 	oks=$(grep -c '^ok - ' "$o/job.log" 2>/dev/null)
 	noks=$(grep -c '^not ok - ' "$o/job.log" 2>/dev/null)

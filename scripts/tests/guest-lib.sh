@@ -3,7 +3,8 @@
 #
 # Helpers for job scripts that scripts/vm-run.sh runs inside the test guests;
 # source it: `. /job/guest-lib.sh`. guest-init has exported /job/env
-# (GUEST_ID, NGUESTS, MTU, GUEST_IP4/6, PEER_IP4/6).
+# (GUEST_ID, NGUESTS, MTU, GUEST_IP4/6, PEER_IP4/6, TIME_FACTOR: how many
+# times slower than the stock kernel this guest's kernel is).
 #
 # Each check prints one line, `ok - DESC` or `not ok - DESC` (vm-run.sh
 # counts them), with the failing command's output as `#` lines under it.
@@ -14,7 +15,7 @@ GL_PASS=0
 GL_FAIL=0
 GL_BARRIERS=0
 GL_BARRIER_DIR=/shared/.barrier
-BARRIER_TIMEOUT=${BARRIER_TIMEOUT:-120}
+BARRIER_TIMEOUT=${BARRIER_TIMEOUT:-$((120 * ${TIME_FACTOR:-1}))}
 
 # fail MSG: record a failed check.
 fail() {
@@ -170,13 +171,14 @@ dump_counters() {
 }
 
 # run_client LOG CMD...: run a perftest/ibv_*_pingpong client with
-# TOOL_TIMEOUT (default 150 s), output to LOG, again while its server is
-# not listening yet; returns the client's status.
+# TOOL_TIMEOUT (default 150 s, TIME_FACTOR times that on a slower kernel),
+# output to LOG, again while its server is not listening yet; returns the
+# client's status.
 run_client() {
 	local log=$1 rc
 	shift
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		timeout "${TOOL_TIMEOUT:-150}" "$@" >"$log" 2>&1
+		timeout "${TOOL_TIMEOUT:-$((150 * ${TIME_FACTOR:-1}))}" "$@" >"$log" 2>&1
 		rc=$?
 		# Not listening yet: refused, or with rdma_cm rejected for an
 		# unknown service ID (reason 8).
