@@ -68,6 +68,23 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	return 0;
 }
 
+/*
+ * The AH table's lock gets a lockdep class of its own: xa_init_flags()
+ * gives every xarray set up in one file the same class, and the AH
+ * table's lock is taken with interrupts off under req.lock (a UD send
+ * resolving its AH), while the QP table beside it in sroce_dev.c is
+ * locked in process context with softirqs on. One class for both read as
+ * a softirq-safe -> softirq-unsafe inversion (and switched lockdep off).
+ */
+static struct lock_class_key sroce_ah_table_key;
+
+/* AHs come and go in atomic context too (rdma_destroy_ah()). */
+void sroce_ah_table_init(struct xarray *xa)
+{
+	xa_init_flags(xa, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	lockdep_set_class(&xa->xa_lock, &sroce_ah_table_key);
+}
+
 /**
  * sroce_ah_gfp() - the allocation flags create_ah may use
  * @flags: rdma_ah_init_attr.flags

@@ -31,6 +31,7 @@ static inline struct sroce_ah *to_sah(struct ib_ah *ibah)
 int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr);
 
 /* The AH table (sdev->ahs); exported for KUnit. */
+void sroce_ah_table_init(struct xarray *xa);
 gfp_t sroce_ah_gfp(u32 flags);
 int sroce_ah_table_insert(struct xarray *xa, struct sroce_ah *ah, u32 max,
 			  u32 *next, gfp_t gfp);

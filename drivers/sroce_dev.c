@@ -386,8 +386,7 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->ndev = ndev;
 	/* Before anything can fail: sroce_dev_dealloc() destroys them. */
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
-	/* AHs come and go in atomic context too (rdma_destroy_ah()). */
-	xa_init_flags(&sdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
+	sroce_ah_table_init(&sdev->ahs);
 	sdev->next_ah_num = 1;
 	sroce_mr_init(sdev);
 	sroce_mcast_table_init(&sdev->mcast, SROCE_MAX_MCAST_GRP,
