@@ -61,6 +61,7 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 		return err;
 
 	av->family = family;
+	av->ifindex = ndev->ifindex;
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
 	av->traffic_class = grh->traffic_class;
 	av->hop_limit = grh->hop_limit;

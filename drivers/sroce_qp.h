@@ -35,6 +35,11 @@ struct sroce_av {
 	u8 hop_limit;
 	u32 flow_label;
 	u16 sport;			/* UDP source port, host order (entropy) */
+	/*
+	 * The source GID's netdev: packets leave through it, so that a GID
+	 * of a VLAN above the link goes out tagged on that VLAN.
+	 */
+	int ifindex;
 };
 
 /*

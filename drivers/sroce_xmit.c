@@ -168,13 +168,17 @@ static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
 	ip6h->daddr = av->daddr.v6;
 }
 
-/* A full route lookup to the peer; remembered in @cache if there is one. */
+/*
+ * A full route lookup to the peer, out of the source GID's netdev (the
+ * link's own, or a VLAN above it); remembered in @cache if there is one.
+ */
 static struct dst_entry *sroce_xmit_lookup(const struct sroce_av *av,
 					   struct dst_cache *cache,
 					   struct net_device *ndev)
 {
+	int oif = av->ifindex ?: ndev->ifindex;
 	struct flowi6 fl6 = {
-		.flowi6_oif = ndev->ifindex,
+		.flowi6_oif = oif,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr.v6,
 		.saddr = av->saddr.v6,
@@ -183,7 +187,7 @@ static struct dst_entry *sroce_xmit_lookup(const struct sroce_av *av,
 
 	if (av->family == AF_INET) {
 		struct flowi4 fl4 = {
-			.flowi4_oif = ndev->ifindex,
+			.flowi4_oif = oif,
 			.flowi4_proto = IPPROTO_UDP,
 			.daddr = av->daddr.v4,
 			.saddr = av->saddr.v4,
