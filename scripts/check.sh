@@ -32,15 +32,14 @@
 #            corruption and a link flap, sroce<->sroce and
 #            sroce<->rdma_rxe (the long form is `make faults`); teardown
 #            under load, one round (`make stress`: 50)
-#   debug    the debug kernel (scripts/debug-kernel.sh: KASAN, lockdep,
-#            kmemleak, ...) and sroce.ko built against it, then a subset
-#            of the guest tests on it: smoke, RC sroce<->sroce and
-#            sroce<->rdma_rxe, rdma_cm, fuzz quick, the hostile peer and
-#            teardown (steps debug-NAME)
 #
-# scripts/check.sh --debug [NAME...] (make check-debug) runs every guest
-# test, or the NAMEd ones (smoke, rc-sroce, ...), on the debug kernel
-# instead, and nothing else.
+# scripts/check.sh --debug [NAME...] (make check-debug) builds the debug
+# kernel (scripts/debug-kernel.sh: KASAN, lockdep, kmemleak, ...) and
+# sroce.ko against it, and runs every guest test, or the NAMEd ones
+# (smoke, rc-sroce, ...), on it instead, as steps debug-NAME. make check
+# does not run them yet: about one debug guest boot in ten hangs under TCG
+# (in the RCU-tasks self-test, Documentation/testing.rst), which would sink
+# most CI runs; the cure (find it, or boot such a guest again) comes first.
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -205,7 +204,8 @@ guest_steps() {
 	gstep mw -n 2 -t 400 -f "$out/sroce_mw_test" "$tests/mw.sh"
 	gstep fuzz -n 2 -t 500 -f "$out/sroce_fuzz_test" -f "$tests/roce-fuzz.py" \
 		"$tests/fuzz.sh" quick
-	gstep verbs-fuzz -n 2 -t 300 -f "$out/verbs-fuzz" "$tests/verbs-fuzz.sh" 30
+	# (named apart from the verbs-fuzz program built into the same directory)
+	gstep fuzz-verbs -n 2 -t 300 -f "$out/verbs-fuzz" "$tests/verbs-fuzz.sh" 30
 	gstep peer -n 2 -t 300 -f "$out/sroce_fuzz_test" -f "$tests/roce-peer.py" \
 		-f "$tests/roce-inject.py" "$tests/peer.sh"
 	gstep nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
@@ -247,7 +247,6 @@ else
 	if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		step test-progs build_test_progs
 		guest_steps stock
-		debug_steps smoke rc-sroce rc-rxe cm-sroce fuzz peer teardown
 	else
 		log "== guests: skipped, sroce.ko was not built"
 		failed=$((failed + 1))
