@@ -3,19 +3,24 @@
 #
 # Build, once, the QEMU guest that the sroce system tests boot, and print
 # the cache directory holding it:
-#   kernel         the installed Debian 6.1 kernel, uncompressed (PVH boot)
+#   kernel         the guest's Debian kernel, uncompressed (PVH boot)
 #   initramfs.cpio busybox, the virtio/ext4 modules and scripts/guest-init;
 #                  mounts the image, installs guest-init as PID 1, switch_roots
-#   rootfs.ext4    Debian bookworm minbase + RDMA userspace + the kernel's
-#                  modules
+#   rootfs.ext4    Debian minbase + RDMA userspace + the kernel's modules
 #   kver           the kernel's release
 # The directory is keyed by this script, guest-init and the kernel package.
 # The image is the slow part (debootstrap, ~2 min) and does not depend on
 # guest-init, so it has its own cache entry and is hard-linked in: editing
-# guest-init rebuilds only the initramfs.
+# guest-init rebuilds only the initramfs. Packages come from the mirror the
+# host's apt takes Debian from (SROCE_MIRROR overrides it).
 #
-# Usage: scripts/guest-image.sh [stock|debug]
-#   debug  the same image booting scripts/debug-kernel.sh's kernel (its
+# Usage: scripts/guest-image.sh [-d bookworm|trixie] [stock|debug]
+#   -d     the release: bookworm (Debian 12, the default) boots the host's
+#          installed Debian 6.1 kernel; trixie (Debian 13) installs its own
+#          6.12 kernel in the image, and its rootfs entry keeps the unpacked
+#          tree, with that kernel's headers and compiler added, as build-root/
+#          (the chroot scripts/module-for.sh builds sroce.ko in)
+#   debug  the bookworm image booting scripts/debug-kernel.sh's kernel (its
 #          bzImage): it has the guest's drivers built in, and its modules
 #          ride in the initramfs, which copies them into the root's
 #          throwaway overlay, so the image stays the one the stock kernel
@@ -26,22 +31,35 @@ shopt -s inherit_errexit
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SUITE=bookworm
-MIRROR=${SROCE_MIRROR:-http://deb.debian.org/debian}
 GUEST_PKGS="rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest nvme-cli fio
 	iproute2 kmod iputils-ping tcpdump iperf3 python3 procps ethtool
 	busybox netbase linux-perf"
 # Loaded by the initramfs, in this order, to reach the root filesystem.
 INITRD_MODS="virtio_pci virtio_blk ext4"
 
-# build_rootfs DIR: DIR/rootfs.ext4 with the packages and kernel modules.
-build_rootfs() {
-	local dir=$1 rootfs=$1/rootfs size_mb
+# host_mirror: the URI the host's apt takes Debian's main archive from (the
+# suite of the host's own release, component main), as apt itself parses
+# sources.list and the deb822 .sources files.
+host_mirror() {
+	local codename
 
-	log "guest image: debootstrap $SUITE from $MIRROR (about 2 minutes)"
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders
+	apt-get indextargets --format '$(RELEASE) $(COMPONENT) $(REPO_URI)' 'Created-By: Packages' |
+		awk -v suite="$codename" '$1 == suite && $2 == "main" { sub("/$", "", $3); print $3; exit }'
+}
+
+# build_rootfs DIR: DIR/rootfs.ext4 with the packages and kernel modules;
+# for trixie also DIR/vmlinuz, DIR/kver and DIR/build-root.
+build_rootfs() {
+	local dir=$1 rootfs=$1/rootfs size_mb pkgs=$GUEST_PKGS vmlinuz
+
+	# trixie's kernel is the image's own (its modules and /boot/vmlinuz).
+	[ "$release" = bookworm ] || pkgs+=" linux-image-amd64"
+	log "guest image: debootstrap $release from $MIRROR (about 2 minutes)"
 	# shellcheck disable=SC2086 # word-split the package list into one --include
-	timeout 1800 debootstrap --variant=minbase --include="$(echo $GUEST_PKGS | tr ' ' ,)" \
-		"$SUITE" "$rootfs" "$MIRROR" >"$dir/debootstrap.log" 2>&1 || {
+	timeout 1800 debootstrap --variant=minbase --include="$(echo $pkgs | tr ' ' ,)" \
+		"$release" "$rootfs" "$MIRROR" >"$dir/debootstrap.log" 2>&1 || {
 		tail -n 30 "$dir/debootstrap.log" >&2
 		die "debootstrap failed"
 	}
@@ -49,12 +67,21 @@ build_rootfs() {
 	rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* \
 		"$rootfs"/usr/share/doc "$rootfs"/usr/share/man "$rootfs"/usr/share/locale
 
-	log "guest image: kernel $stock_kver modules"
-	# build/ and source/ are symlinks into the host's headers; leave them out.
-	mkdir -p "$rootfs/lib/modules"
-	rsync -a --exclude=/build --exclude=/source \
-		"/lib/modules/$stock_kver/" "$rootfs/lib/modules/$stock_kver/"
-	depmod -b "$rootfs" "$stock_kver"
+	if [ "$release" = bookworm ]; then
+		log "guest image: kernel $stock_kver modules"
+		# build/ and source/ are symlinks into the host's headers; leave them out.
+		mkdir -p "$rootfs/lib/modules"
+		rsync -a --exclude=/build --exclude=/source \
+			"/lib/modules/$stock_kver/" "$rootfs/lib/modules/$stock_kver/"
+		depmod -b "$rootfs" "$stock_kver"
+	else
+		# The kernel boots from outside the image, and the guest's own
+		# initramfs is never used.
+		vmlinuz=$(echo "$rootfs"/boot/vmlinuz-*)
+		echo "${vmlinuz##*/vmlinuz-}" >"$dir/kver"
+		mv "$vmlinuz" "$dir/vmlinuz"
+		rm -f "$rootfs"/boot/initrd.img-*
+	fi
 	# Mount points of the 9p shares.
 	mkdir -p "$rootfs/job" "$rootfs/shared"
 
@@ -63,7 +90,24 @@ build_rootfs() {
 	# so writes land in a throwaway overlay and the image never changes.
 	size_mb=$(($(du -sm "$rootfs" | cut -f1) * 3 / 2 + 512))
 	mkfs.ext4 -q -F -L sroce-root -d "$rootfs" "$dir/rootfs.ext4" "${size_mb}M" >/dev/null
-	rm -rf "$rootfs"
+	if [ "$release" = bookworm ]; then
+		rm -rf "$rootfs"
+		return 0
+	fi
+
+	# The host's compiler is not the one trixie's kernel was built with:
+	# modules for it are built in this chroot, from the same day's index as
+	# the kernel, so its headers are that very kernel's.
+	log "guest image: build-root with linux-headers-$(cat "$dir/kver")"
+	if ! { chroot "$rootfs" apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive chroot "$rootfs" apt-get install -y -qq \
+			--no-install-recommends make "linux-headers-$(cat "$dir/kver")"; } \
+		>>"$dir/debootstrap.log" 2>&1; then
+		tail -n 30 "$dir/debootstrap.log" >&2
+		die "cannot install linux-headers-$(cat "$dir/kver") in the build-root"
+	fi
+	rm -rf "$rootfs"/var/cache/apt/archives/*.deb
+	mv "$rootfs" "$dir/build-root"
 }
 
 # build_initramfs DIR: DIR/initramfs.cpio.
@@ -78,11 +122,16 @@ build_initramfs() {
 		cp -a "$debug_dir/modules/lib/modules/$kver" "$ird/lib/modules/"
 	else
 		for ko in $(for m in $INITRD_MODS; do
-			modprobe -S "$kver" --show-depends "$m" | awk '$1 == "insmod" { print $2 }'
+			modprobe -d "$modroot" -S "$kver" --show-depends "$m" |
+				awk '$1 == "insmod" { print $2 }'
 		done | awk '!seen[$0]++'); do
-			# Numbered copies keep the dependency order for the /init loop.
+			# Numbered copies keep the dependency order for the /init loop;
+			# busybox insmod wants them uncompressed (trixie's are .ko.xz).
 			n=$((n + 1))
-			cp "$ko" "$ird/mods/$(printf %02d "$n")-$(basename "$ko")"
+			case $ko in
+			*.ko.xz) xz -dc "$ko" >"$ird/mods/$(printf %02d "$n")-$(basename "$ko" .xz)" ;;
+			*) cp "$ko" "$ird/mods/$(printf %02d "$n")-$(basename "$ko")" ;;
+			esac
 		done
 		[ "$n" -gt 0 ] || die "no initramfs modules found for $INITRD_MODS"
 	fi
@@ -115,15 +164,21 @@ build_initramfs() {
 }
 
 # extract_vmlinux DIR: DIR/kernel, what scripts/extract-vmlinux does for an
-# xz kernel: try each xz stream magic in the bzImage until one unpacks to an
-# ELF file.
+# xz kernel (bookworm's) or a zstd one (trixie's): try each stream magic in
+# the bzImage until one unpacks to an ELF file.
 extract_vmlinux() {
-	local vmlinuz=/boot/vmlinuz-$stock_kver off offs
+	local off offs
 
 	mapfile -t offs < <(LC_ALL=C grep -obUaP '\xfd7zXZ\x00' "$vmlinuz" | cut -d: -f1)
 	for off in "${offs[@]}"; do
 		tail -c +$((off + 1)) "$vmlinuz" |
 			xz -dc --single-stream >"$1/kernel" 2>/dev/null || true
+		[ "$(head -c 4 "$1/kernel" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
+	done
+	mapfile -t offs < <(LC_ALL=C grep -obUaP '\x28\xb5\x2f\xfd' "$vmlinuz" | cut -d: -f1)
+	for off in "${offs[@]}"; do
+		# zstd stops with an error at the bzImage's bytes after the frame.
+		tail -c +$((off + 1)) "$vmlinuz" | zstd -dcq >"$1/kernel" 2>/dev/null || true
 		[ "$(head -c 4 "$1/kernel" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] && return 0
 	done
 	die "could not extract vmlinux from $vmlinuz"
@@ -158,34 +213,53 @@ build_guest() {
 		extract_vmlinux "$1"
 	fi
 	echo "$kver" >"$1/kver"
+	# scripts/module-for.sh builds in it.
+	[ "$release" = bookworm ] || ln -s "$image_dir/build-root" "$1/build-root"
 }
 
+usage() { die "usage: $0 [-d bookworm|trixie] [stock|debug]"; }
+release=bookworm
+while getopts d: opt; do
+	case $opt in
+	d) release=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
 kernel=${1:-stock}
-case $kernel in
-stock | debug) ;;
-*) die "usage: $0 [stock|debug]" ;;
+case $release:$kernel in
+bookworm:stock | bookworm:debug | trixie:stock) ;;
+trixie:debug) die "the debug kernel is a 6.1 one: bookworm only" ;;
+*) usage ;;
 esac
-need_pkgs debootstrap busybox-static e2fsprogs cpio xz-utils kmod rsync linux-image-amd64
+need_pkgs debootstrap busybox-static e2fsprogs cpio xz-utils zstd kmod rsync linux-image-amd64
 
-stock_kver=$(guest_kver)
-[ -n "$stock_kver" ] || die "no /boot/vmlinuz-6.1.*-amd64: install linux-image-amd64"
-kpkg=$(dpkg-query -W -f='${Package} ${Version}' "linux-image-$stock_kver") ||
-	die "linux-image-$stock_kver is not installed"
+MIRROR=${SROCE_MIRROR:-$(host_mirror)}
+[ -n "$MIRROR" ] || die "no Debian main archive in the host's apt sources: set SROCE_MIRROR"
 init_src=$SROCE_TOP/scripts/guest-init
-# The package list and mirror live in this script; the kernel package's
-# version catches a rebuilt kernel that kept its ABI number.
-rootfs_hash=$(recipe_hash "${BASH_SOURCE[0]}" <(echo "$kpkg $MIRROR"))
 debug_dir=
-guest=guest
-kver=$stock_kver
+if [ "$release" = bookworm ]; then
+	stock_kver=$(guest_kver)
+	[ -n "$stock_kver" ] || die "no /boot/vmlinuz-6.1.*-amd64: install linux-image-amd64"
+	kpkg=$(dpkg-query -W -f='${Package} ${Version}' "linux-image-$stock_kver") ||
+		die "linux-image-$stock_kver is not installed"
+	rootfs=rootfs guest=guest
+else
+	# The kernel is whatever the mirror's trixie had on the day the image
+	# was built; a kernel update reaches the guests with an edit of this
+	# script (or when the unused entry is pruned, below).
+	kpkg=trixie
+	rootfs=rootfs-trixie guest=guest-trixie
+fi
+# The package list lives in this script; the kernel package's version
+# catches a rebuilt kernel that kept its ABI number.
+rootfs_hash=$(recipe_hash "${BASH_SOURCE[0]}" <(echo "$kpkg $MIRROR"))
 if [ "$kernel" = debug ]; then
 	# Before taking the lock: a cold debug kernel takes most of an hour.
 	debug_dir=$("$SROCE_TOP/scripts/debug-kernel.sh") || die "debug kernel build failed"
 	kver=$(cat "$debug_dir/kver")
 	guest="guest-debug"
 fi
-# The debug kernel's directory name is its recipe hash.
-guest_hash=$(recipe_hash "${BASH_SOURCE[0]}" "$init_src" <(echo "$kpkg $MIRROR ${debug_dir##*/}"))
 
 mkdir -p "$SROCE_CACHE"
 exec 9>"$SROCE_CACHE/guest.lock"
@@ -193,7 +267,15 @@ flock -w 3600 9 || die "another guest image build has held $SROCE_CACHE/guest.lo
 # Holding the lock, a temporary directory can only be a failed build's.
 trap 'rm -rf "$SROCE_CACHE"/.*.tmp' EXIT
 start=$SECONDS
-image_dir=$(cached rootfs "$rootfs_hash" build_rootfs)
+image_dir=$(cached "$rootfs" "$rootfs_hash" build_rootfs)
+if [ "$release" = bookworm ]; then
+	modroot=/ vmlinuz=/boot/vmlinuz-$stock_kver
+	[ -n "$debug_dir" ] || kver=$stock_kver
+else
+	modroot=$image_dir/build-root vmlinuz=$image_dir/vmlinuz kver=$(cat "$image_dir/kver")
+fi
+# The debug kernel's directory name is its recipe hash.
+guest_hash=$(recipe_hash "${BASH_SOURCE[0]}" "$init_src" <(echo "$kpkg $kver $MIRROR ${debug_dir##*/}"))
 out=$(cached "$guest" "$guest_hash" build_guest)
 # Entries of older recipes (an edited guest-init, an updated kernel) that no
 # run has used for a week; a guest still booted from one keeps its files open.
