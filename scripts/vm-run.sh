@@ -5,8 +5,15 @@
 # inside a private network namespace, then collect and judge the results.
 #
 #   scripts/vm-run.sh [-n NGUESTS] [-t TIMEOUT_S] [-m MTU] [-o OUTDIR]
-#                     [-k stock|debug] [-f FILE]... JOB_SCRIPT [ARGS...]
+#                     [-d RELEASE[,RELEASE...]] [-k stock|debug] [-f FILE]...
+#                     JOB_SCRIPT [ARGS...]
 #
+# -d picks the Debian release the guests boot (scripts/guest-image.sh -d):
+# bookworm (6.1, the default) or trixie (6.12), one for all guests or one
+# per guest (-d bookworm,trixie: guest 0 bookworm, guest 1 trixie). Each
+# guest gets the -f .ko files built for its own kernel (so one sroce.ko per
+# kernel, under the same name, makes /job/sroce.ko the right one in each)
+# and every other -f file.
 # -k debug boots scripts/debug-kernel.sh's kernel (KASAN, lockdep, kmemleak,
 # ...) instead of Debian's: every timeout is DEBUG_SLOWDOWN times longer,
 # sroce is unloaded and kmemleak scans after the job, and any leak fails the
@@ -49,18 +56,19 @@ KERNEL_KNOWN='BUG: KASAN: slab-out-of-bounds in rxe_mr_copy[+]'
 KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|KFENCE|locking correctness validator|possible circular locking|possible recursive locking|inconsistent lock state|ODEBUG|list_(add|del) corruption|refcount_t:|blocked for more than|general protection fault|[Kk]ernel panic'
 
 usage() {
-	sed -n '7,8p' "${BASH_SOURCE[0]}" | sed 's/^#//' >&2
+	sed -n '7,9p' "${BASH_SOURCE[0]}" | sed 's/^#//' >&2
 	exit 2
 }
 
-nguests=2 timeout=300 mtu=1500 kernel=stock outdir=
+nguests=2 timeout=300 mtu=1500 kernel=stock releases=bookworm outdir=
 files=()
-while getopts n:t:m:o:k:f:h opt; do
+while getopts n:t:m:o:d:k:f:h opt; do
 	case $opt in
 	n) nguests=$OPTARG ;;
 	t) timeout=$OPTARG ;;
 	m) mtu=$OPTARG ;;
 	o) outdir=$OPTARG ;;
+	d) releases=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	f) files+=("$OPTARG") ;;
 	*) usage ;;
@@ -75,6 +83,12 @@ in_range "$nguests" 1 16 || die "-n wants 1..16 guests"
 in_range "$timeout" 1 86400 || die "-t wants seconds"
 in_range "$mtu" 1280 9000 || die "-m wants an MTU in 1280..9000"
 [[ $kernel == stock || $kernel == debug ]] || die "-k wants stock or debug"
+IFS=, read -ra release <<<"$releases"
+[ ${#release[@]} -eq 1 ] || [ ${#release[@]} -eq "$nguests" ] ||
+	die "-d wants one release or one per guest ($nguests)"
+for r in "${release[@]}"; do
+	[[ $r == bookworm || $r == trixie ]] || die "-d wants bookworm or trixie, not '$r'"
+done
 [ -r "$job" ] || die "no job script $job"
 for f in "${files[@]}"; do
 	[ -f "$f" ] || die "no file $f"
@@ -82,12 +96,23 @@ done
 [ "$(id -u)" -eq 0 ] || die "needs root (network namespace and tap devices)"
 need_pkgs qemu-system-x86 iproute2 rsync util-linux
 
-image=$("$SROCE_TOP/scripts/guest-image.sh" "$kernel") || die "guest image build failed"
-# insmod would refuse a module built for the other kernel; say so here.
+# image[i], kver[i]: guest i's. -d with one release holds for every guest.
+declare -A image_of
+image=() kver=()
+for ((i = 0; i < nguests; i++)); do
+	r=${release[i]:-${release[0]}}
+	[ -n "${image_of[$r]:-}" ] || image_of[$r]=$("$SROCE_TOP/scripts/guest-image.sh" \
+		-d "$r" "$kernel") || die "guest image build failed"
+	image+=("${image_of[$r]}")
+	kver+=("$(cat "${image_of[$r]}/kver")")
+done
+# insmod would refuse a module built for another kernel; say so here.
+declare -A vermagic
 for f in "${files[@]}"; do
 	[[ $f == *.ko ]] || continue
-	[ "$(modinfo -F vermagic "$f" | cut -d' ' -f1)" = "$(cat "$image/kver")" ] ||
-		die "$f is not built for the $kernel kernel $(cat "$image/kver")"
+	vermagic[$f]=$(modinfo -F vermagic "$f" | cut -d' ' -f1)
+	[[ " ${kver[*]} " == *" ${vermagic[$f]} "* ]] ||
+		die "$f is not built for the $kernel kernel ${kver[*]}"
 done
 mem=1024 factor=1 append=
 if [ "$kernel" = debug ]; then
@@ -120,7 +145,7 @@ flock 8
 ns=sroce-vm-$$
 work=$(mktemp -d "${TMPDIR:-/tmp}/sroce-vm-$$.XXXXXX") || die "mktemp failed"
 # QEMU option values cannot hold a comma.
-[[ $outdir$work$image != *,* ]] || die "no commas in paths, please: $outdir $work"
+[[ $outdir$work${image[*]} != *,* ]] || die "no commas in paths, please: $outdir $work"
 pids=()
 
 # alive PID: the QEMU process has not exited. Children are only reaped
@@ -190,7 +215,10 @@ for ((i = 0; i < nguests; i++)); do
 	rm -f "$outdir/guest$i"/{job.log,rc,dmesg,kmemleak,teardown}
 	cp "$job" "$g/run.sh"
 	cp "$SROCE_TOP/scripts/tests/guest-lib.sh" "$g/guest-lib.sh"
-	[ ${#files[@]} -eq 0 ] || cp "${files[@]}" "$g/"
+	for f in "${files[@]}"; do
+		[[ $f != *.ko || ${vermagic[$f]} == "${kver[i]}" ]] || continue
+		cp "$f" "$g/"
+	done
 	p=$(((i + 1) % nguests))
 	{
 		echo "GUEST_ID=$i NGUESTS=$nguests MTU=$mtu JOB_TIMEOUT=$timeout TIME_FACTOR=$factor"
@@ -208,9 +236,9 @@ for ((i = 0; i < nguests; i++)); do
 		-machine pc -accel tcg -cpu max -smp 1 -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$outdir/guest$i/console.log" \
-		-kernel "$image/kernel" -initrd "$image/initramfs.cpio" \
+		-kernel "${image[i]}/kernel" -initrd "${image[i]}/initramfs.cpio" \
 		-append "console=ttyS0 panic=-1 mitigations=off$append" \
-		-drive "file=$image/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
+		-drive "file=${image[i]}/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
 		-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
 		-virtfs "local,path=$g,mount_tag=job,security_model=none,id=job" \
