@@ -3,35 +3,41 @@
 #
 # Run the sroce KUnit suites in a QEMU (TCG) guest.
 #
-# Debian's linux-source-6.1 is unpacked once into the cache, the repository
+# Debian's linux-source-6.1 (or, with -s 6.12, linux-source-6.12: Debian
+# 13's kernel, from the mirror's bookworm updates) is unpacked once into the
+# cache, the repository
 # is overlaid at drivers/infiniband/sw/sroce (a symlink plus one Kconfig and
 # one Makefile line), and kunit.py builds into a build directory kept at a
 # fixed path keyed by source version, compiler and .kunitconfig, so a warm
 # run only recompiles sroce. Prints "N passed, N failed" and exits non-zero
 # on any failed, crashed or missing test.
 #
-# Usage: scripts/kunit.sh [--prewarm] [-o OUTDIR]
+# Usage: scripts/kunit.sh [--prewarm] [-s 6.1|6.12] [-o OUTDIR]
 #   --prewarm  build the kernel without sroce (to fill the cache early)
+#   -s SERIES  the kernel source to build and test in (default 6.1)
 set -u
 . "$(dirname "$0")/lib.sh"
 
 prewarm=0
+series=6.1
 outdir=$SROCE_TOP/out/kunit
 while [ $# -gt 0 ]; do
 	case $1 in
 	--prewarm) prewarm=1 ;;
 	-o) outdir=$2; shift ;;
-	*) die "usage: $0 [--prewarm] [-o OUTDIR]" ;;
+	-s) series=$2; shift ;;
+	*) die "usage: $0 [--prewarm] [-s 6.1|6.12] [-o OUTDIR]" ;;
 	esac
 	shift
 done
 
-need_pkgs linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev \
+[[ $series == 6.1 || $series == 6.12 ]] || die "-s wants 6.1 or 6.12"
+need_pkgs "linux-source-$series" build-essential bc bison flex libelf-dev libssl-dev \
 	python3 qemu-system-x86 qemu-system-data
 
-tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2>/dev/null | head -n 1)
-[ -n "$tarball" ] || die "linux-source-6.1 tarball not found in /usr/src"
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+tarball=/usr/src/linux-source-$series.tar.xz
+[ -f "$tarball" ] || die "$tarball not found"
+srcver=$(dpkg-query -W -f='${Version}' "linux-source-$series")
 kunitconfig=$SROCE_TOP/kunit/.kunitconfig
 key=$( { echo "$srcver"; gcc --version | head -n 1; cat "$kunitconfig"; } |
 	sha256sum | cut -c1-16)
@@ -39,7 +45,11 @@ src=$SROCE_CACHE/kunit/linux-$srcver
 build=$SROCE_CACHE/kunit/build-$key
 mkdir -p "$SROCE_CACHE/kunit" "$outdir"
 
-exec 9>"$SROCE_CACHE/kunit/lock"
+# One run per source tree at a time (the overlay and the build directory
+# are the tree's); 6.1's lock is the one older checkouts take.
+lock=$SROCE_CACHE/kunit/lock
+[ "$series" = 6.1 ] || lock=$lock-$series
+exec 9>"$lock"
 flock 9
 
 if [ ! -f "$src/.sroce-extracted" ]; then
