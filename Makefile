@@ -10,6 +10,8 @@
 #   make demo             two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
 #   make check-debug      every guest test on the debug (KASAN, lockdep) kernel
+#   make check-trixie     Debian 13 (6.12): module, KUnit, smoke, RC, 6.1 interop
+#   make check-all        make check and make check-trixie in one run
 #   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
 #   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
@@ -63,6 +65,12 @@ check:
 
 check-debug:
 	scripts/check.sh --debug
+
+check-trixie:
+	scripts/check.sh --trixie
+
+check-all:
+	scripts/check.sh --all
 
 check-cc:
 	scripts/check-cc.sh
@@ -125,6 +133,7 @@ stress: rc-verify
 	scripts/vm-run.sh -n 2 -t 14400 -o out/stress -f $(CURDIR)/sroce.ko \
 		-f $(CURDIR)/out/rc-verify scripts/tests/teardown.sh 50
 
-.PHONY: all modules clean install load unload demo check check-debug check-cc kunit bench \
+.PHONY: all modules clean install load unload demo check check-debug check-trixie check-all \
+	check-cc kunit bench \
 	nvmeof fuzz \
 	fuzz-verbs dkms-install deb rc-verify faults stress

@@ -41,23 +41,38 @@
 # (in the RCU-tasks self-test, Documentation/testing.rst), which would sink
 # most CI runs; the cure (find it, or boot such a guest again) comes first.
 #
+# scripts/check.sh --trixie [NAME...] (make check-trixie) runs Debian 13's
+# side, or the NAMEd steps of it: sroce.ko for trixie's 6.12 kernel
+# (module-trixie, scripts/module-for.sh), KUnit on 6.12's source
+# (kunit-6.12), the smoke test and the RC pair against sroce and against
+# 6.12's rdma_rxe in trixie guests (smoke-6.12, rc-sroce-6.12,
+# rc-rxe-6.12), and 6.1's sroce against 6.12's, a bookworm guest facing a
+# trixie one (interop-6.1-6.12). scripts/check.sh --all (make check-all)
+# runs make check and these in one go. make check does not run them yet:
+# their cost is in Documentation/testing.rst, for the choice.
+#
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
 . "$(dirname "$0")/lib.sh"
 
-debug_only=0
+mode=check
 case ${1:-} in
---debug) debug_only=1 && shift ;;
+--debug | --trixie) mode=${1#--} && shift ;;
+--all)
+	[ $# -eq 1 ] || die "usage: $0 --all"
+	mode=all && shift
+	;;
 "") ;;
-*) die "usage: $0 [--debug [NAME...]]" ;;
+*) die "usage: $0 [--debug [NAME...] | --trixie [NAME...] | --all]" ;;
 esac
 out=$SROCE_TOP/out/check
-if [ $debug_only -eq 1 ]; then
-	out=$SROCE_TOP/out/check-debug
-else
+case $mode in
+debug | trixie) out=$SROCE_TOP/out/check-$mode ;;
+*)
 	# A clean tree, so that the build step sees every warning.
 	make -C "$SROCE_TOP" clean >/dev/null 2>&1
-fi
+	;;
+esac
 rm -rf "$out"
 mkdir -p "$out"
 passed=0
@@ -66,8 +81,9 @@ failed=0
 # step NAME CMD...: run one step, log to out/check/NAME.log. A step whose
 # output ends with its own "N passed, N failed" line adds those counts;
 # otherwise it counts as one check. A non-zero exit is always a failure.
+# Each step's time is logged, for the budget in Documentation/testing.rst.
 step() {
-	local name=$1 rc p f line
+	local name=$1 rc p f line t0=$SECONDS
 	shift
 	log "== $name"
 	"$@" > "$out/$name.log" 2>&1
@@ -85,9 +101,9 @@ step() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 	if [ "$f" -eq 0 ]; then
-		log "   ok ($p passed)"
+		log "   ok ($p passed, $((SECONDS - t0)) s)"
 	else
-		log "   FAILED ($p passed, $f failed); last lines of $out/$name.log:"
+		log "   FAILED ($p passed, $f failed, $((SECONDS - t0)) s); last lines of $out/$name.log:"
 		tail -n 40 "$out/$name.log" | sed 's/^/   | /' >&2
 	fi
 }
@@ -133,12 +149,16 @@ build_test_progs() {
 }
 
 # guest_job NAME VM-RUN-ARGS... JOB ARGS...: run a job in guests booting
-# $kernel with $ko and count its checks; a capture left by guest 0 is
-# checked on the host.
+# $release (vm-run.sh -d) and $kernel with the modules in $ko (one per
+# kernel) and count its checks; a capture left by guest 0 is checked on
+# the host.
 guest_job() {
-	local name=$1 rc ok nok
+	local name=$1 rc ok nok k kos=()
 	shift
-	"$SROCE_TOP/scripts/vm-run.sh" -k "$kernel" -o "$out/$name" -f "$ko" "$@"
+	for k in "${ko[@]}"; do
+		kos+=(-f "$k")
+	done
+	"$SROCE_TOP/scripts/vm-run.sh" -d "$release" -k "$kernel" -o "$out/$name" "${kos[@]}" "$@"
 	rc=$?
 	ok=$(cat "$out/$name"/guest*/job.log 2>/dev/null | grep -c '^ok - ')
 	nok=$(cat "$out/$name"/guest*/job.log 2>/dev/null | grep -c '^not ok - ')
@@ -153,12 +173,17 @@ guest_job() {
 	return $rc
 }
 
+# wanted NAME: NAME is among the steps asked for (all, when none were).
+wanted() {
+	[ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $1 "* ]]
+}
+
 # gstep NAME VM-RUN-ARGS... JOB ARGS...: one step of guest_steps, unless
 # it is not among the ones asked for.
 gstep() {
 	local name=$1
 	shift
-	[ ${#only[@]} -eq 0 ] || [[ " ${only[*]} " == *" $name "* ]] || return 0
+	wanted "$name" || return 0
 	step "$prefix$name" guest_job "$prefix$name" "$@"
 }
 
@@ -166,11 +191,12 @@ gstep() {
 # Debian's kernel or on the debug kernel (steps named debug-NAME; vm-run.sh
 # stretches their timeouts).
 guest_steps() {
-	local tests=$SROCE_TOP/scripts/tests prefix="" only kernel=$1 ko=$SROCE_TOP/sroce.ko
+	local tests=$SROCE_TOP/scripts/tests prefix="" only kernel=$1 release=bookworm
+	local ko=("$SROCE_TOP/sroce.ko")
 	shift
 	only=("$@")
 	if [ "$kernel" = debug ]; then
-		prefix=debug- ko=$out/debug-module/sroce.ko
+		prefix=debug- ko=("$out/debug-module/sroce.ko")
 	fi
 	gstep smoke -n 2 -t 400 "$tests/smoke.sh" sroce
 	gstep rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
@@ -231,11 +257,39 @@ debug_steps() {
 	fi
 }
 
+# trixie_steps [NAME...]: Debian 13's side, all of it or the NAMEs: the
+# steps that tell most about a second kernel and a second rdma-core,
+# which are the device itself, the RC data path against sroce and the
+# kernel's own rdma_rxe, and 6.1's sroce as the peer.
+trixie_steps() {
+	local tests=$SROCE_TOP/scripts/tests prefix="" only=("$@") kernel=stock release ko
+	local trixie_ko=$out/module-trixie/sroce.ko
+	wanted kunit-6.12 && step kunit-6.12 "$SROCE_TOP/scripts/kunit.sh" -s 6.12 -o "$out/kunit-6.12"
+	rm -f "$trixie_ko"
+	step module-trixie "$SROCE_TOP/scripts/module-for.sh" trixie "$out/module-trixie"
+	if [ ! -f "$trixie_ko" ]; then
+		log "== trixie guests: skipped, no sroce.ko for trixie's kernel"
+		failed=$((failed + 1))
+		return
+	fi
+	release=trixie ko=("$trixie_ko")
+	gstep smoke-6.12 -n 2 -t 400 "$tests/smoke.sh" sroce
+	gstep rc-sroce-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
+	gstep rc-rxe-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce rxe sweep capture
+	# Guest 0 bookworm, guest 1 trixie: each gets the sroce.ko of its
+	# kernel (the checkout's, up to date).
+	wanted interop-6.1-6.12 && make -C "$SROCE_TOP" >"$out/interop-module.log" 2>&1
+	release=bookworm,trixie ko=("$SROCE_TOP/sroce.ko" "$trixie_ko")
+	gstep interop-6.1-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
+}
+
 start=$(date +%s)
 need_host_pkgs
-if [ $debug_only -eq 1 ]; then
+if [ "$mode" = debug ]; then
 	step test-progs build_test_progs
 	debug_steps "$@"
+elif [ "$mode" = trixie ]; then
+	trixie_steps "$@"
 else
 	step module build_module
 	step sparse sparse_module
@@ -251,8 +305,9 @@ else
 		log "== guests: skipped, sroce.ko was not built"
 		failed=$((failed + 1))
 	fi
+	[ "$mode" = check ] || trixie_steps
 fi
 
-log "$([ $debug_only -eq 1 ] && echo "make check-debug" || echo "make check") took $(( $(date +%s) - start )) s; logs in $out"
+log "make $([ "$mode" = check ] && echo check || echo "check-$mode") took $(( $(date +%s) - start )) s; logs in $out"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
