@@ -112,7 +112,8 @@ for f in "${files[@]}"; do
 	[[ $f == *.ko ]] || continue
 	vermagic[$f]=$(modinfo -F vermagic "$f" | cut -d' ' -f1)
 	[[ " ${kver[*]} " == *" ${vermagic[$f]} "* ]] ||
-		die "$f is not built for the $kernel kernel ${kver[*]}"
+		die "$f is built for ${vermagic[$f]}, not for the $kernel kernel" \
+			"$(printf '%s\n' "${kver[@]}" | sort -u | paste -sd ' ')"
 done
 mem=1024 factor=1 append=
 if [ "$kernel" = debug ]; then
