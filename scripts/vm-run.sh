@@ -32,10 +32,13 @@ set -uo pipefail
 # Boot, module loading and power-off on top of the job's own timeout; a
 # loaded 2-core host has been seen to take 20 s to boot a guest.
 BOOT_MARGIN=90
-# From QEMU's start to the job's (guest-init's job.log), and how many boots
-# a guest stuck before it gets (see boot_guests' caller).
+# From QEMU's start to the job's (guest-init's job.log), the longest a
+# booting guest's console may stay silent (the debug kernel's longest pause
+# seen is 9 s), and how many boots guests stuck before their job get (see
+# boot_guests' caller).
 BOOT_WAIT=40
-BOOT_TRIES=3
+BOOT_STALL=15
+BOOT_TRIES=5
 # Under TCG, KASAN and lockdep slow the guest kernel down about this much.
 DEBUG_SLOWDOWN=3
 # Kernel trouble that fails a run even when the job passed. Most reports
@@ -111,7 +114,7 @@ if [ "$kernel" = debug ]; then
 	cpu=max,la57=off
 	timeout=$((timeout * factor))
 	BOOT_MARGIN=$((BOOT_MARGIN * factor))
-	BOOT_WAIT=$((BOOT_WAIT * factor))
+	BOOT_WAIT=$((BOOT_WAIT * factor)) BOOT_STALL=$((BOOT_STALL * factor))
 fi
 outdir=${outdir:-$SROCE_TOP/out/vm-$(date +%Y%m%d-%H%M%S)-$$}
 mkdir -p "$outdir" || die "cannot create $outdir"
@@ -246,25 +249,35 @@ booted() {
 	done
 }
 
-# A guest that has not reached its job after BOOT_WAIT s is stuck in its
-# kernel's boot, before sroce or the job can have run: all guests boot
-# again, up to BOOT_TRIES times, and the stuck console is kept as
-# console.stuck-N.log. Seen on the debug kernel under TCG (QEMU 7.2): the
-# vCPU halts with the local APIC timer's interrupt pending and unblocked,
-# and is never woken (Documentation/testing.rst).
+# A guest that has not reached its job after BOOT_WAIT s, or whose console
+# has been silent for BOOT_STALL s before it, is stuck in its kernel's
+# boot, before sroce or the job can have run: all guests boot again, up to
+# BOOT_TRIES times, and the stuck console is kept as console.stuck-N.log.
+# Seen on the debug kernel under TCG, 1 boot in 5 to 10: 6.1's RCU-tasks
+# self-test at boot (PROVE_RCU) never returns from synchronize_rcu_tasks(),
+# with the vCPU idle and its tick running (Documentation/testing.rst).
 tries=0 boot_stuck=0
 while :; do
 	tries=$((tries + 1))
 	boot_guests
 	log "vm-run: $nguests guests running $(basename "$job") ${job_args[*]}, results in $outdir"
-	boot_deadline=$((SECONDS + BOOT_WAIT))
-	while ! booted && [ $SECONDS -lt $boot_deadline ]; do
+	boot_deadline=$((SECONDS + BOOT_WAIT)) stalled=0
+	console_size=() console_grew=()
+	while ! booted && [ $SECONDS -lt $boot_deadline ] && [ $stalled -eq 0 ]; do
 		sleep 0.5
+		for ((i = 0; i < nguests; i++)); do
+			size=$(stat -c %s "$outdir/guest$i/console.log" 2>/dev/null || echo 0)
+			if [ "$size" != "${console_size[i]:-}" ]; then
+				console_size[i]=$size console_grew[i]=$SECONDS
+			elif [ ! -e "$work/g$i/job.log" ] && [ $((SECONDS - console_grew[i])) -ge $BOOT_STALL ]; then
+				stalled=1
+			fi
+		done
 	done
 	booted && break
 	for ((i = 0; i < nguests; i++)); do
 		[ -e "$work/g$i/job.log" ] || ! alive "${pids[i]}" && continue
-		log "guest$i: no job after $BOOT_WAIT s, stuck at: $(tail -n 1 "$outdir/guest$i/console.log" | tr -d '\r')"
+		log "guest$i: no job after $((SECONDS - boot_deadline + BOOT_WAIT)) s, console ends: $(tail -n 1 "$outdir/guest$i/console.log" | tr -d '\r')"
 		cp "$outdir/guest$i/console.log" "$outdir/guest$i/console.stuck-$tries.log"
 	done
 	[ $tries -lt $BOOT_TRIES ] || { boot_stuck=1 && break; }
