@@ -3,6 +3,7 @@
  * What the userspace test programs share: see test-common.h.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -94,5 +95,8 @@ int gid_of(const char *ip, union ibv_gid *gid)
 		memcpy(&gid->raw[12], &a4, 4);
 		return 0;
 	}
-	return inet_pton(AF_INET6, ip, gid->raw) == 1 ? 0 : -1;
+	if (inet_pton(AF_INET6, ip, gid->raw) == 1)
+		return 0;
+	errno = EINVAL;
+	return -1;
 }

@@ -29,7 +29,10 @@ int async_event(struct ibv_context *ctx, int ms, void **elem);
 /* Open the device called @name; NULL if there is none. */
 struct ibv_context *open_device(const char *name);
 
-/* The GID of IPv4 (as IPv4-mapped) or IPv6 address @ip; -1 if it is neither. */
+/*
+ * The GID of IPv4 (as IPv4-mapped) or IPv6 address @ip; -1 (errno EINVAL)
+ * if it is neither.
+ */
 int gid_of(const char *ip, union ibv_gid *gid);
 
 #endif
