@@ -126,8 +126,7 @@ prog_checks() {
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*)
-			echo "ok - $prog: ${line#ok - }"
-			GL_PASS=$((GL_PASS + 1))
+			pass "$prog: ${line#ok - }"
 			;;
 		"not ok - "*) fail "$prog: ${line#not ok - }" ;;
 		*) echo "# $line" ;;
