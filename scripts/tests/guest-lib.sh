@@ -181,6 +181,29 @@ prog_results() {
 	check "$1 exits 0" test "$2" -eq 0
 }
 
+# tool_pair SERVER LOG DESC CMD...: CMD as the server on guest SERVER (for
+# at most TOOL_TIMEOUT s) and, with the server's address added, as its
+# client on the other guest, each one check ("DESC (TYPE server)", "DESC
+# (TYPE client to TYPE)", TYPE from the job's types array). Output in
+# LOG.server or LOG.client; the client starts once the server is up, and
+# again while it does not listen yet.
+# shellcheck disable=SC2154 # types: the pair job's, one link type per guest
+tool_pair() {
+	local server=$1 log=$2 desc=$3 spid
+	shift 3
+	if [ "$GUEST_ID" = "$server" ]; then
+		timeout "$TOOL_TIMEOUT" "$@" >"$log.server" 2>&1 &
+		spid=$!
+		barrier "${log##*/}-up"
+		check_server "$desc (${types[$server]} server)" $spid "$log.server"
+	else
+		barrier "${log##*/}-up"
+		check "$desc (${types[$GUEST_ID]} client to ${types[$server]})" \
+			run_client "$log.client" "$@" "$PEER_IP4" ||
+			sed 's/^/#   /' "$log.client"
+	fi
+}
+
 # dump_counters DEV: DEV's port counters into the job log, for the record.
 dump_counters() {
 	local f

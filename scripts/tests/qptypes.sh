@@ -84,19 +84,8 @@ one_test() {
 	local server=$1 tool=$2 args log
 	args=$(tool_args "$tool" "$3" $port)
 	log=/job/$tool-$port
-	if [ "$GUEST_ID" = "$server" ]; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
-		local spid=$!
-		barrier "$tool-$port-up"
-		check_server "$tool $3 (${types[$server]} server)" $spid "$log.server"
-	else
-		barrier "$tool-$port-up"
-		# shellcheck disable=SC2086 # $args holds several options
-		check "$tool $3 (${types[$GUEST_ID]} client to ${types[$server]})" \
-			run_client "$log.client" "$tool" $args "$PEER_IP4" ||
-			sed 's/^/#   /' "$log.client"
-	fi
+	# shellcheck disable=SC2086 # $args holds several options
+	tool_pair "$server" "$log" "$tool $3" "$tool" $args
 	barrier "$tool-$port-done"
 	port=$((port + 1))
 }
