@@ -88,12 +88,7 @@ static int mr_test_init(struct kunit *test)
 	struct mr_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->sdev = kunit_kzalloc(test, sizeof(*t->sdev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->sdev);
-	t->sdev->attr.max_mr = 16;
-	sroce_mr_init(t->sdev);
-	t->pd.device = &t->sdev->ibdev;
-	t->other_pd.device = &t->sdev->ibdev;
+	t->sdev = mr_test_dev(test, &t->pd, &t->other_pd);
 	test->priv = t;
 	return 0;
 }
@@ -103,18 +98,6 @@ static void mr_test_exit(struct kunit *test)
 	struct mr_test *t = test->priv;
 
 	sroce_mr_cleanup(t->sdev);
-}
-
-static struct sroce_mr *dma_mr(struct kunit *test, struct ib_pd *pd,
-			       int access)
-{
-	struct ib_mr *ibmr = sroce_get_dma_mr(pd, access);
-
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
-	/* What ib_get_dma_mr() fills in around the driver. */
-	ibmr->device = pd->device;
-	ibmr->pd = pd;
-	return to_smr(ibmr);
 }
 
 /* An atomic through the MR's rkey; returns the value found. */

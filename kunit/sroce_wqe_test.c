@@ -37,6 +37,8 @@ static int wqe_test_init(struct kunit *test)
 	t->wqe = kunit_kzalloc(test, sizeof(*t->wqe) + TEST_ROOM, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->slot);
 	KUNIT_ASSERT_NOT_NULL(test, t->wqe);
+	/* Every case parses this WQE: its wr_id must come through, refused or not. */
+	t->slot->wr.wr_id = TEST_WR_ID;
 	test->priv = t;
 	return 0;
 }
@@ -70,7 +72,6 @@ static void send_with_two_sges(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_SEND_WITH_IMM;
 	w->wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	w->wr.ex.imm_data = cpu_to_be32(0xdeadbeef);
@@ -103,7 +104,6 @@ static void sge_sum_beats_provider_length(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->dma.num_sge = 3;
 	w->dma.length = 3 * 10;
@@ -125,7 +125,6 @@ static void scratch_fields_are_ignored(struct kunit *test)
 	clean = kunit_kzalloc(test, sizeof(*clean) + TEST_ROOM, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, clean);
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->wr.wr.rdma.remote_addr = TEST_VA;
 	w->wr.wr.rdma.rkey = TEST_RKEY;
@@ -164,7 +163,6 @@ static void inline_send(struct kunit *test)
 	struct rxe_send_wqe *w = t->slot;
 	u32 i;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_SEND;
 	w->wr.send_flags = IB_SEND_INLINE;
 	w->dma.num_sge = 200;
@@ -185,7 +183,6 @@ static void inline_too_long(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->wr.send_flags = IB_SEND_INLINE;
 	w->dma.length = TEST_MAX_INLINE + 1;
@@ -200,7 +197,6 @@ static void inline_only_for_sends_and_writes(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.send_flags = IB_SEND_INLINE;
 	w->dma.length = 8;
 	w->wr.opcode = IB_WR_RDMA_READ;
@@ -223,7 +219,6 @@ static void bad_opcodes_are_rejected(struct kunit *test)
 	struct rxe_send_wqe *w = t->slot;
 	u32 i;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->dma.num_sge = 1;
 	set_sge(w, 0, 0x1000, 8, 1);
 	for (i = 0; i < ARRAY_SIZE(bad_rc_opcodes); i++) {
@@ -239,7 +234,6 @@ static void memory_ops(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_LOCAL_INV;
 	w->wr.ex.invalidate_rkey = 0x12345678;
 	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
@@ -283,8 +277,6 @@ static void opcode_allowed_per_qp_type(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
-
 	w->wr.opcode = IB_WR_RDMA_READ;
 	expect_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
 	w->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
@@ -312,7 +304,6 @@ static void too_many_sges(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_SEND;
 	w->dma.num_sge = TEST_MAX_SGE + 1;
 	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
@@ -329,7 +320,6 @@ static void total_length_limits(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->dma.num_sge = 4;
 	/* 4 * 0xffffffff: would wrap a u32 sum to a small value. */
@@ -354,7 +344,6 @@ static void atomics(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 	w->wr.wr.atomic.remote_addr = TEST_VA;
 	w->wr.wr.atomic.compare_add = TEST_COMPARE;
@@ -390,7 +379,6 @@ static void rdma_target_from_wr(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_READ;
 	w->wr.wr.rdma.remote_addr = TEST_VA;
 	w->wr.wr.rdma.rkey = TEST_RKEY;
@@ -448,33 +436,58 @@ static void recv_wqes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->length, 0U);
 }
 
-/* A ring as create_qp builds it, driven through sroce_sq_fetch(). */
-static void sq_fetch_follows_the_producer(struct kunit *test)
+/*
+ * An RC QP with a send ring of *@depth WQEs as create_qp builds it, a user
+ * ring (IB_WR_REG_MR is refused there), and its shadow ring; *@depth
+ * becomes the depth sroce_queue_init() gave it. sroce_queue_cleanup() the
+ * ring at the end.
+ */
+static struct sroce_qp *user_sq_qp(struct kunit *test, u32 *depth)
 {
 	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
-	struct sroce_queue *q;
-	struct rxe_send_wqe *w;
-	u32 depth = 7, i, n;
 
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	qp->ibqp.qp_type = IB_QPT_RC;
-	/* A user ring: IB_WR_REG_MR is refused there. */
 	qp->user = true;
 	spin_lock_init(&qp->sq.lock);
-	q = &qp->sq.queue;
-	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
-					       sizeof(*w) + TEST_ROOM,
+	KUNIT_ASSERT_EQ(test, sroce_queue_init(&qp->sq.queue, NULL, depth,
+					       sizeof(struct rxe_send_wqe) +
+					       TEST_ROOM,
 					       SROCE_QUEUE_FROM_USER), 0);
+	qp->sq.max_sge = TEST_MAX_SGE;
+	qp->sq.max_inline = TEST_MAX_INLINE;
+	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
+	qp->sq.shadow = kunit_kcalloc(test, *depth + 1,
+				      qp->sq.shadow_elem_size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
+	return qp;
+}
+
+/* sroce_sq_fetch() under sq.lock, as the doorbell calls it. */
+static u32 sq_fetch(struct sroce_qp *qp)
+{
+	u32 n;
+
+	spin_lock(&qp->sq.lock);
+	n = sroce_sq_fetch(qp);
+	spin_unlock(&qp->sq.lock);
+	return n;
+}
+
+/* A ring as create_qp builds it, driven through sroce_sq_fetch(). */
+static void sq_fetch_follows_the_producer(struct kunit *test)
+{
+	struct sroce_queue *q;
+	struct rxe_send_wqe *w;
+	struct sroce_qp *qp;
+	u32 depth = 7, i, n;
+
+	qp = user_sq_qp(test, &depth);
+	q = &qp->sq.queue;
 	KUNIT_EXPECT_EQ(test, depth, 7U);
 	KUNIT_EXPECT_EQ(test, q->buf->index_mask, 7U);
 	KUNIT_EXPECT_EQ(test, q->buf->log2_elem_size, 9U);
-	qp->sq.max_sge = TEST_MAX_SGE;
-	qp->sq.max_inline = TEST_MAX_INLINE;
 	qp->sq.sig_all = true;
-	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
-	qp->sq.shadow = kunit_kcalloc(test, 8, qp->sq.shadow_elem_size,
-				      GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
 
 	for (i = 0; i < 3; i++) {
 		w = (void *)(q->buf->data + (i << q->log2_elem_size));
@@ -483,9 +496,7 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 	}
 	q->buf->producer_index = 3;
 
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 3U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 3U);
 	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 0)->wr_id, 0ULL);
@@ -502,17 +513,13 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 
 	/* A producer index moved back into taken WQEs is ignored ... */
 	q->buf->producer_index = 1;
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 0U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 3U);
 
 	/* ... and an unmasked one is masked. */
 	q->buf->producer_index = 0xfffffff8 | 4;
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 1U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 4U);
 
@@ -522,9 +529,7 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->buf->consumer_index, 2U);
 	q->buf->producer_index = 1;
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 7U);
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 5U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 1U);
 
@@ -566,25 +571,13 @@ static void sq_fetch_count_rule(struct kunit *test)
  */
 static void sq_fetch_is_bounded(struct kunit *test)
 {
-	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
 	struct sroce_queue *q;
 	struct rxe_send_wqe *w;
+	struct sroce_qp *qp;
 	u32 depth = 255, i, n, total = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, qp);
-	qp->ibqp.qp_type = IB_QPT_RC;
-	qp->user = true;
-	spin_lock_init(&qp->sq.lock);
+	qp = user_sq_qp(test, &depth);
 	q = &qp->sq.queue;
-	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
-					       sizeof(*w) + TEST_ROOM,
-					       SROCE_QUEUE_FROM_USER), 0);
-	qp->sq.max_sge = TEST_MAX_SGE;
-	qp->sq.max_inline = TEST_MAX_INLINE;
-	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
-	qp->sq.shadow = kunit_kcalloc(test, depth + 1,
-				      qp->sq.shadow_elem_size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
 
 	for (i = 0; i < 200; i++) {
 		w = (void *)(q->buf->data + (i << q->log2_elem_size));
@@ -594,9 +587,7 @@ static void sq_fetch_is_bounded(struct kunit *test)
 	q->buf->producer_index = 200;
 
 	do {
-		spin_lock(&qp->sq.lock);
-		n = sroce_sq_fetch(qp);
-		spin_unlock(&qp->sq.lock);
+		n = sq_fetch(qp);
 		KUNIT_EXPECT_LE(test, n, (u32)SROCE_SQ_FETCH_BATCH);
 		total += n;
 	} while (n && total < 1000);

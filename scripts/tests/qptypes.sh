@@ -84,19 +84,8 @@ one_test() {
 	local server=$1 tool=$2 args log
 	args=$(tool_args "$tool" "$3" $port)
 	log=/job/$tool-$port
-	if [ "$GUEST_ID" = "$server" ]; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
-		local spid=$!
-		barrier "$tool-$port-up"
-		check_server "$tool $3 (${types[$server]} server)" $spid "$log.server"
-	else
-		barrier "$tool-$port-up"
-		# shellcheck disable=SC2086 # $args holds several options
-		check "$tool $3 (${types[$GUEST_ID]} client to ${types[$server]})" \
-			run_client "$log.client" "$tool" $args "$PEER_IP4" ||
-			sed 's/^/#   /' "$log.client"
-	fi
+	# shellcheck disable=SC2086 # $args holds several options
+	tool_pair "$server" "$log" "$tool $3" "$tool" $args
 	barrier "$tool-$port-done"
 	port=$((port + 1))
 }
@@ -126,8 +115,7 @@ prog_checks() {
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*)
-			echo "ok - $prog: ${line#ok - }"
-			GL_PASS=$((GL_PASS + 1))
+			pass "$prog: ${line#ok - }"
 			;;
 		"not ok - "*) fail "$prog: ${line#not ok - }" ;;
 		*) echo "# $line" ;;
