@@ -216,7 +216,7 @@ guest_steps() {
 	gstep peer -n 2 -t 300 -f "$out/sroce_fuzz_test" -f "$tests/roce-peer.py" \
 		-f "$tests/roce-inject.py" "$tests/peer.sh"
 	gstep nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
-	gstep netns -n 1 -t 600 "$tests/netns.sh"
+	gstep netns -n 1 -t 300 "$tests/netns.sh"
 	# Verified RC traffic under netem faults and a link flap (the long
 	# form is `make faults`), and teardown under load, one round (`make
 	# stress`: 50).
