@@ -33,6 +33,7 @@
 #include "sroce_dev.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
+#include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_srq.h"
@@ -170,6 +171,7 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
+	sroce_net_unbind(sdev);
 	sroce_mr_cleanup(sdev);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
@@ -417,7 +419,18 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Under RTNL the netdev stays where it is: bind to its namespace's
+	 * sockets. The netdev was found by name without RTNL, so it may have
+	 * gone meanwhile, before the notifier could see this device.
+	 */
 	rtnl_lock();
+	err = ndev->reg_state == NETREG_REGISTERED ? sroce_net_bind(sdev) : -ENODEV;
+	if (err) {
+		rtnl_unlock();
+		ib_unregister_device_queued(&sdev->ibdev);
+		return err;
+	}
 	sroce_port_update(sdev);
 	rtnl_unlock();
 	return 0;
@@ -434,6 +447,7 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	struct sroce_dev *sdev;
 
 	switch (event) {
+	case NETDEV_REGISTER:
 	case NETDEV_UNREGISTER:
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -447,10 +461,21 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	sdev = sroce_dev_get_by_netdev(ndev);
 	if (!sdev)
 		return NOTIFY_DONE;
-	if (event == NETDEV_UNREGISTER)
-		ib_unregister_device_queued(&sdev->ibdev);
-	else
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		sroce_net_unbind(sdev);
+		/* Still registered: moving to another namespace. */
+		if (ndev->reg_state != NETREG_REGISTERED)
+			ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	case NETDEV_REGISTER:
+		/* Arrived from another namespace: follow it there. */
+		if (sroce_net_bind(sdev))
+			ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	default:
 		sroce_port_update(sdev);
+	}
 	sroce_dev_put(sdev);
 	return NOTIFY_OK;
 }

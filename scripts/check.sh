@@ -23,7 +23,9 @@
 #            SRQ/UC API test, the SQE/SQD test) sroce<->sroce and
 #            sroce<->rdma_rxe; memory
 #            windows and memory operations from userspace; NVMe over
-#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification; a
+#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification;
+#            network namespaces (devices inside them, moved with their
+#            netdevs and in exclusive mode, deleted under load); a
 #            hostile hand-made peer (silent mid-message, keys revoked
 #            mid-message, duplicates after a READ, READs resumed,
 #            endless NAKs, a stack that drops everything); random verbs
@@ -214,6 +216,7 @@ guest_steps() {
 	gstep peer -n 2 -t 300 -f "$out/sroce_fuzz_test" -f "$tests/roce-peer.py" \
 		-f "$tests/roce-inject.py" "$tests/peer.sh"
 	gstep nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
+	gstep netns -n 1 -t 300 "$tests/netns.sh"
 	# Verified RC traffic under netem faults and a link flap (the long
 	# form is `make faults`), and teardown under load, one round (`make
 	# stress`: 50).
