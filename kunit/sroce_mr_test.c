@@ -298,6 +298,68 @@ static void atomics(struct kunit *test)
 	sroce_dereg_mr(&mr->ibmr, NULL);
 }
 
+/* An RDMA ATOMIC WRITE through the MR's rkey, as the responder asks it. */
+static int atomic_write_op(struct mr_test *t, struct sroce_mr *mr, u32 rkey,
+			   u64 iova, u64 val)
+{
+	struct sroce_mr_op op = {
+		.kind = SROCE_MR_OP_ATOMIC_WRITE,
+		.len = sizeof(u64),
+		.swap_add = val,
+	};
+
+	return sroce_mr_access(mr, &t->pd, rkey, true, IB_ACCESS_REMOTE_WRITE,
+			       iova, &op);
+}
+
+static void atomic_write(struct kunit *test)
+{
+	static const u8 bytes[8] = {
+		0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18,
+	};
+	struct mr_test *t = test->priv;
+	struct sroce_mr *mr, *atomic_only;
+	u64 *word, val;
+
+	word = kunit_kzalloc(test, 3 * sizeof(*word), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, word);
+	mr = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+		    IB_ACCESS_REMOTE_WRITE);
+	atomic_only = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+			     IB_ACCESS_REMOTE_ATOMIC);
+
+	/* The 8 bytes land as they came, only there. */
+	memcpy(&val, bytes, sizeof(val));
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, mr->rkey,
+					      (uintptr_t)&word[1], val), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&word[1], bytes, sizeof(bytes)), 0);
+	KUNIT_EXPECT_EQ(test, word[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, word[2], 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, mr->rkey,
+					      (uintptr_t)&word[1], U64_MAX), 0);
+	KUNIT_EXPECT_EQ(test, word[1], U64_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, mr->rkey,
+					      (uintptr_t)&word[1], 0), 0);
+	KUNIT_EXPECT_EQ(test, word[1], 0ULL);
+
+	/* Remote write is the right it needs; atomic alone does not do. */
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, atomic_only, atomic_only->rkey,
+					      (uintptr_t)&word[1], 5), -EACCES);
+	/* Wrong key byte, wrong PD, beyond the region: nothing lands. */
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, mr->rkey ^ 0x80,
+					      (uintptr_t)&word[1], 5), -EACCES);
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, mr->rkey, U64_MAX - 3, 5),
+			-EACCES);
+	mr->ibmr.pd = &t->other_pd;
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, mr->rkey,
+					      (uintptr_t)&word[1], 5), -EACCES);
+	mr->ibmr.pd = &t->pd;
+	KUNIT_EXPECT_EQ(test, word[1], 0ULL);
+
+	sroce_dereg_mr(&mr->ibmr, NULL);
+	sroce_dereg_mr(&atomic_only->ibmr, NULL);
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(range_inside),
 	KUNIT_CASE(range_outside),
@@ -306,6 +368,7 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(keys_and_lookup),
 	KUNIT_CASE(sge_copy_gathers_and_scatters),
 	KUNIT_CASE(atomics),
+	KUNIT_CASE(atomic_write),
 	{}
 };
 
