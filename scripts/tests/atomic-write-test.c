@@ -8,7 +8,8 @@
  *
  * The client (an sroce device) writes 8-byte values into the server's
  * buffer with ibv_wr_atomic_write() and the server checks every word and
- * the guard words around them. Then the refused cases, one QP each, as
+ * the guard words around them: single values, a flag after RDMA WRITE
+ * data, and a stream of writes over a few words with several in flight. Then the refused cases, one QP each, as
  * each error ends its QP: a misaligned address and the legacy
  * ibv_post_send() form (whose R_Key rdma-core 44 drops) fail locally with
  * IBV_WC_LOC_QP_OP_ERR; an MR without remote write, an address past the
@@ -50,6 +51,10 @@ enum { Q_GOOD, Q_MISALIGNED, Q_LEGACY, Q_NO_MR_RIGHT, Q_PAST_MR, Q_NO_QP_RIGHT,
 #define DATA_OFF	4096		/* RDMA WRITE data before the flag */
 #define DATA_LEN	1024
 #define FLAG_OFF	(SLOT_OFF + 16 * NSLOT)
+#define BULK_OFF	5120		/* BULK_WORDS words, each written often */
+#define BULK_WORDS	64
+#define NBULK		1024
+#define BULK_DEPTH	16		/* WQEs in flight in the bulk phase */
 #define PATTERN		0x5a
 #define FLAG_VALUE	0x0000f1a900000001ULL
 
@@ -157,7 +162,7 @@ static void create_qps(void)
 {
 	struct ibv_qp_init_attr_ex attr = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 32, .max_recv_wr = 4,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 4,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 		.comp_mask = IBV_QP_INIT_ATTR_PD |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
@@ -259,6 +264,12 @@ static enum ibv_wc_status aw_status(int q, uint32_t rkey, uint64_t addr,
 	return wc.status;
 }
 
+/* The value of the bulk phase's write @i: words differ, writes too. */
+static uint64_t bulk_value(int i)
+{
+	return 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1);
+}
+
 static uint64_t slot_addr(const struct peer *p, int i)
 {
 	return p->base + SLOT_OFF + 16 * i;
@@ -330,9 +341,15 @@ static void server(void)
 		for (i = 0, ok = 1; i < DATA_LEN; i++)
 			ok &= buf[DATA_OFF + i] == (uint8_t)(i * 13 + 1);
 		result(ok, "RDMA WRITE data before the ATOMIC WRITE flag");
+		for (i = 0, ok = 1; i < BULK_WORDS; i++)
+			ok &= word_at(buf, BULK_OFF + 8 * i) ==
+			      bulk_value(NBULK - BULK_WORDS + i);
+		result(ok, "%d ATOMIC WRITEs over %d words: each holds its last value",
+		       NBULK, BULK_WORDS);
 		result(untouched(buf, 0, SLOT_OFF) &&
 		       untouched(buf, FLAG_OFF + 8, DATA_OFF) &&
-		       untouched(buf, DATA_OFF + DATA_LEN, BUF_LEN),
+		       untouched(buf, DATA_OFF + DATA_LEN, BULK_OFF) &&
+		       untouched(buf, BULK_OFF + 8 * BULK_WORDS, BUF_LEN),
 		       "the rest of the buffer untouched");
 	} else {
 		result(untouched(buf, 0, DATA_OFF),
@@ -397,6 +414,28 @@ static void client_good(const struct peer *them)
 	wc = poll_one();
 	result(wc.status == IBV_WC_SUCCESS && wc.wr_id == 201,
 	       "RDMA WRITE then ATOMIC WRITE flag (status %d)", wc.status);
+
+	/* A stream: every word written again and again, in order. */
+	for (i = 0, n = 0, ok = 1; n < NBULK; ) {
+		if (i < NBULK && i - n < BULK_DEPTH) {
+			post_aw(Q_GOOD, 1000 + i, them->rkey,
+				them->base + BULK_OFF + 8 * (i % BULK_WORDS),
+				bulk_value(i));
+			i++;
+			continue;
+		}
+		wc = poll_one();
+		if (wc.status != IBV_WC_SUCCESS ||
+		    wc.wr_id != (uint64_t)(1000 + n)) {
+			printf("# bulk completion %d: status %d wr_id %llu\n", n,
+			       wc.status, (unsigned long long)wc.wr_id);
+			ok = 0;
+			break;
+		}
+		n++;
+	}
+	result(ok, "%d ATOMIC WRITEs, %d in flight, complete in order", NBULK,
+	       BULK_DEPTH);
 }
 
 /* rdma_rxe of 6.1: the request is dropped unanswered; the QP retries. */
