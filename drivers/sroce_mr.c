@@ -480,7 +480,8 @@ static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
  * before it (the flag-after-data use the operation exists for). Under
  * sroce_mr_atomic_lock like the other atomics, so that it cannot fall
  * between the read and the write of a CMP_SWAP or FETCH_ADD there and be
- * lost. rdma_rxe also refuses memory that is not aligned itself.
+ * lost. Memory that is not itself aligned is refused, as rdma_rxe does;
+ * the MR types keep an aligned iova on aligned memory (sroce_mr_run()).
  */
 static int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val)
 {

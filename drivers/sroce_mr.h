@@ -163,9 +163,10 @@ int sroce_mr_access(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
  * and keeps the registration from changing meanwhile (a bound window pins
  * it). Returns 0, or -EACCES if the page list does not cover the range;
  * for ATOMIC_WRITE also -EINVAL when the memory behind the aligned @iova
- * is not itself 8-byte aligned (a user MR registered at an iova that is
- * not congruent to its address modulo 8), so that no single store can
- * write it, and -EOPNOTSUPP on a 32-bit kernel, which has no 8-byte store.
+ * is not itself 8-byte aligned, so that no single store can write it (no
+ * MR type presents such memory today: the core keeps a user MR's iova and
+ * address congruent modulo the page size), and -EOPNOTSUPP on a 32-bit
+ * kernel, which has no 8-byte store.
  */
 int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op);
 
