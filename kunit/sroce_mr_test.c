@@ -298,6 +298,14 @@ static void atomics(struct kunit *test)
 	sroce_dereg_mr(&mr->ibmr, NULL);
 }
 
+static u64 load_u64(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /* An RDMA ATOMIC WRITE through the MR's rkey, as the responder asks it. */
 static int atomic_write_op(struct mr_test *t, struct sroce_mr *mr, u32 rkey,
 			   u64 iova, u64 val)
@@ -360,6 +368,50 @@ static void atomic_write(struct kunit *test)
 	sroce_dereg_mr(&atomic_only->ibmr, NULL);
 }
 
+/*
+ * The store's own guard: memory that is not 8-byte aligned behind an
+ * aligned iova (no real MR presents it; a FAST MR with a hand-made page
+ * list can) is refused with -EINVAL, untouched; the same MR on an aligned
+ * block takes the store.
+ */
+static void atomic_write_refuses_misaligned_memory(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+	struct sroce_mr *mr;
+	u64 pages[1];
+	u8 *mem;
+
+	mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+	mem = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	memset(mem, 0x5a, 2 * PAGE_SIZE);
+	spin_lock_init(&mr->lock);
+	mr->type = SROCE_MR_FAST;
+	mr->ibmr.pd = &t->pd;
+	mr->valid = true;
+	mr->lkey = 0x1234;
+	mr->rkey = 0x1234;
+	mr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
+	mr->iova = 0x10000;
+	mr->length = 256;
+	mr->map.pages = pages;
+	mr->map.npages = 1;
+	mr->map.page_shift = PAGE_SHIFT;
+
+	pages[0] = (uintptr_t)mem + 4;
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, 0x1234, 0x10008, 7),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, mem[12], 0x5a);
+	KUNIT_EXPECT_EQ(test, mem[19], 0x5a);
+
+	pages[0] = (uintptr_t)mem;
+	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, 0x1234, 0x10008, 7), 0);
+	KUNIT_EXPECT_EQ(test, load_u64(mem + 8), 7ULL);
+	KUNIT_EXPECT_EQ(test, mem[7], 0x5a);
+	KUNIT_EXPECT_EQ(test, mem[16], 0x5a);
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(range_inside),
 	KUNIT_CASE(range_outside),
@@ -369,6 +421,7 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(sge_copy_gathers_and_scatters),
 	KUNIT_CASE(atomics),
 	KUNIT_CASE(atomic_write),
+	KUNIT_CASE(atomic_write_refuses_misaligned_memory),
 	{}
 };
 
