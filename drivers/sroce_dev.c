@@ -262,6 +262,13 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS |
 				  IB_DEVICE_MEM_WINDOW |
 				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	/*
+	 * As rdma_rxe reports it (6.2 on): in device_cap_flags_ex of
+	 * ibv_query_device_ex(), on 64-bit kernels, which have the 8-byte
+	 * store (sroce_mr_run()).
+	 */
+	if (IS_ENABLED(CONFIG_64BIT))
+		attr->device_cap_flags |= SROCE_DEVICE_ATOMIC_WRITE;
 	attr->max_pd = SROCE_MAX_PD;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_qp_rd_atom = SROCE_MAX_QP_RD_ATOM;

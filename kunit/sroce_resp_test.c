@@ -157,6 +157,95 @@ static void access_checks(struct kunit *test)
 			SROCE_AETH_NAK_INVALID_REQ);
 }
 
+/*
+ * ATOMIC WRITE before its R_Key: remote write on the QP, 8-byte alignment
+ * (invalid request, as for atomics), exactly 8 bytes named and carried
+ * without pad; then the R_Key's verdict; each as the NAK byte it becomes.
+ */
+static void atomic_write_checks(struct kunit *test)
+{
+	int all = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+		  IB_ACCESS_REMOTE_ATOMIC;
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1008, 8, 8, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(IB_ACCESS_REMOTE_WRITE,
+							  0x1000, 8, 8, 0), 0);
+	/* Atomic rights do not do: it is a write. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(IB_ACCESS_REMOTE_ATOMIC |
+							  IB_ACCESS_REMOTE_READ,
+							  0x1000, 8, 8, 0),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1004, 8, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1001, 8, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	/* The QP's rights are checked before the alignment. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(0, 0x1001, 8, 8, 0),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 4, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 16, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 0, 0, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 4, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 12, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 8, 1),
+			SROCE_AETH_NAK_INVALID_REQ);
+	/* The last 8 bytes of the address space, and past them. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, ~7ULL, 8, 8, 0),
+			0);
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EACCES),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EINVAL),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EOPNOTSUPP),
+			SROCE_AETH_NAK_INVALID_REQ);
+
+	/* The syndromes on the wire: NAK type 11b, then the code. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_syndrome_nak(SROCE_AETH_NAK_INVALID_REQ),
+			0x61);
+	KUNIT_EXPECT_EQ(test,
+			sroce_resp_syndrome_nak(SROCE_AETH_NAK_REM_ACCESS_ERR),
+			0x62);
+}
+
+/*
+ * An ATOMIC WRITE keeps its own entry: a duplicate finds it, by PSN and
+ * type, and is answered without being executed again; no READ or ATOMIC
+ * duplicate at that PSN takes it for its own.
+ */
+static void atomic_write_replay(struct kunit *test)
+{
+	struct sroce_resp_res *ring, *aw;
+	u32 head = 0;
+
+	ring = kunit_kcalloc(test, SROCE_RESP_MAX_RES, sizeof(*ring),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+
+	aw = sroce_resp_res_alloc(ring, &head, 4);
+	KUNIT_ASSERT_NOT_NULL(test, aw);
+	aw->type = SROCE_RESP_RES_ATOMIC_WRITE;
+	aw->first_psn = 0xfffffe;
+	aw->last_psn = 0xfffffe;
+
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(ring, 0xfffffe,
+						      SROCE_RESP_RES_ATOMIC_WRITE),
+			    aw);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xffffff,
+						    SROCE_RESP_RES_ATOMIC_WRITE));
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xfffffe,
+						    SROCE_RESP_RES_ATOMIC));
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xfffffe,
+						    SROCE_RESP_RES_READ));
+}
+
 static void lengths(struct kunit *test)
 {
 	u16 sf = opflags(SROCE_OP_RC_SEND_FIRST);
@@ -349,6 +438,8 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(psn_out_of_sequence),
 	KUNIT_CASE(opseq),
 	KUNIT_CASE(access_checks),
+	KUNIT_CASE(atomic_write_checks),
+	KUNIT_CASE(atomic_write_replay),
 	KUNIT_CASE(lengths),
 	KUNIT_CASE(read_segmentation),
 	KUNIT_CASE(aeth_encode),

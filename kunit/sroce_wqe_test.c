@@ -2,15 +2,17 @@
 /*
  * KUnit tests for copying work requests out of the rxe rings: valid send
  * and receive WQEs as the v44 provider writes them (including its
- * multi-SGE length bug and its inline SGE count), and hostile ones (bad or
- * disallowed opcodes, SGE counts, inline and total lengths, garbage in the
- * scratch fields, a producer index moved backwards).
+ * multi-SGE length bug and its inline SGE count, ATOMIC WRITE from both of
+ * its post paths), and hostile ones (bad or disallowed opcodes, SGE
+ * counts, inline and total lengths, garbage in the scratch fields, a
+ * producer index moved backwards).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+#include "sroce_compat.h"
 #include "sroce_qp.h"
 
 #define TEST_MAX_SGE		4
@@ -208,7 +210,7 @@ static void inline_only_for_sends_and_writes(struct kunit *test)
 static const u32 bad_rc_opcodes[] = {
 	IB_WR_LSO, IB_WR_RDMA_READ_WITH_INV,
 	IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
-	15 /* IBV_WR_ATOMIC_WRITE, offered by provider v44 */,
+	14 /* IBV_WR_FLUSH */,
 	IB_WR_REG_MR /* kernel only: would carry a kernel pointer */,
 	IB_WR_REG_MR_INTEGRITY, 31, 32, 0x7fffffff, 0xffffffff,
 };
@@ -371,6 +373,123 @@ static void atomics(struct kunit *test)
 	set_sge(w, 0, 0x1000, 4, 5);
 	set_sge(w, 1, 0x2000, 4, 5);
 	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+}
+
+/* The ABI values rdma-core 44 uses, on 6.1 as on 6.2 and later. */
+static void atomic_write_abi_values(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, (u32)SROCE_WR_ATOMIC_WRITE, 15U);
+	KUNIT_EXPECT_EQ(test, (u32)SROCE_WC_ATOMIC_WRITE, 9U);
+	KUNIT_EXPECT_EQ(test, (u64)SROCE_DEVICE_ATOMIC_WRITE, 1ULL << 40);
+}
+
+#define TEST_AW_VA		0x0123456789abcde8ULL
+static const u8 test_aw_value[8] = {
+	0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18,
+};
+
+/* What provider v44's wr_atomic_write() writes (memset first). */
+static void atomic_write_slot(struct rxe_send_wqe *w)
+{
+	memset(w, 0, sizeof(*w) + TEST_ROOM);
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = SROCE_WR_ATOMIC_WRITE;
+	w->wr.send_flags = IB_SEND_SIGNALED;
+	w->wr.wr.rdma.remote_addr = TEST_AW_VA;
+	w->wr.wr.rdma.rkey = TEST_RKEY;
+	memcpy(w->dma.inline_data, test_aw_value, sizeof(test_aw_value));
+	w->dma.length = 8;
+	w->dma.resid = 8;
+	w->iova = TEST_AW_VA;
+}
+
+static void atomic_write_from_wr_atomic_write(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	atomic_write_slot(w);
+	/* Scratch fields the provider or rxe would use are not read. */
+	w->dma.cur_sge = 0xffffffff;
+	w->dma.sge_offset = 0xffffffff;
+	w->iova = TEST_IOVA;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->wr_id, TEST_WR_ID);
+	KUNIT_EXPECT_EQ(test, (u32)t->wqe->opcode, 15U);
+	KUNIT_EXPECT_EQ(test, t->wqe->send_flags, (u32)IB_SEND_SIGNALED);
+	KUNIT_EXPECT_EQ(test, t->wqe->remote_addr, TEST_AW_VA);
+	KUNIT_EXPECT_EQ(test, t->wqe->rkey, (u32)TEST_RKEY);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 8U);
+	KUNIT_EXPECT_EQ(test, t->wqe->num_sge, 0U);
+	KUNIT_EXPECT_TRUE(test, t->wqe->inline_data);
+	KUNIT_EXPECT_EQ(test, memcmp(t->wqe->inline_buf, test_aw_value, 8), 0);
+	KUNIT_EXPECT_EQ(test, t->wqe->status, IB_WC_SUCCESS);
+
+	/* The inline flag changes nothing: the value is in the WQE anyway. */
+	w->wr.send_flags |= IB_SEND_INLINE;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(t->wqe->inline_buf, test_aw_value, 8), 0);
+
+	/* A slot of 8 bytes (no SGEs, 8 inline) is room enough. */
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_send(t->wqe, w, IB_QPT_RC, 0, 8),
+			IB_WC_SUCCESS);
+}
+
+static void expect_aw_rejected(struct kunit *test, struct wqe_test *t,
+			       enum ib_qp_type type, enum ib_wc_status want)
+{
+	expect_rejected(test, t, type, want);
+	KUNIT_EXPECT_EQ(test, (u32)t->wqe->opcode, 15U);
+}
+
+static void atomic_write_refused(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	/* The legacy post_send: SGE list, wr.rdma left zero. */
+	atomic_write_slot(w);
+	w->wr.wr.rdma.remote_addr = 0;
+	w->wr.wr.rdma.rkey = 0;
+	w->dma.num_sge = 1;
+	set_sge(w, 0, 0x1000, 8, 5);
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+	/* ... and its inline form, which keeps the caller's SGE count. */
+	atomic_write_slot(w);
+	w->wr.send_flags |= IB_SEND_INLINE;
+	w->dma.num_sge = 1;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+
+	/* Exactly 8 bytes. */
+	atomic_write_slot(w);
+	w->dma.length = 4;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->dma.length = 16;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->dma.length = 0;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+
+	/* An 8-byte aligned target. */
+	atomic_write_slot(w);
+	w->wr.wr.rdma.remote_addr = TEST_AW_VA + 4;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+	w->wr.wr.rdma.remote_addr = TEST_AW_VA + 1;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+
+	/* A slot without room for the value is never read past. */
+	atomic_write_slot(w);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_send(t->wqe, w, IB_QPT_RC, 0, 7),
+			IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 0U);
+
+	/* RC only, as in IBTA and rdma_rxe. */
+	atomic_write_slot(w);
+	expect_aw_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
+	expect_aw_rejected(test, t, IB_QPT_UD, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_TRUE(test, sroce_wqe_opcode_ok(IB_QPT_RC,
+						    SROCE_WR_ATOMIC_WRITE));
+	KUNIT_EXPECT_FALSE(test, sroce_wqe_opcode_ok(IB_QPT_UC,
+						     SROCE_WR_ATOMIC_WRITE));
 }
 
 /* The RDMA target comes from wr.rdma, not the iova scratch field. */
@@ -612,6 +731,9 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(too_many_sges),
 	KUNIT_CASE(total_length_limits),
 	KUNIT_CASE(atomics),
+	KUNIT_CASE(atomic_write_abi_values),
+	KUNIT_CASE(atomic_write_from_wr_atomic_write),
+	KUNIT_CASE(atomic_write_refused),
 	KUNIT_CASE(rdma_target_from_wr),
 	KUNIT_CASE(recv_wqes),
 	KUNIT_CASE(sq_fetch_follows_the_producer),

@@ -134,7 +134,7 @@ build_module_612() {
 build_test_progs() {
 	local p
 	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test mcast-ud \
-		verbs-fuzz rc-verify; do
+		verbs-fuzz rc-verify atomic-write-test; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -205,9 +205,11 @@ guest_steps() {
 	gstep cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
 		fair_tol=0.25 drop_tol=0.05
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
-		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce sroce
+		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
+		"$tests/qptypes.sh" pair sroce sroce
 	gstep qptypes-rxe -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
-		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce rxe
+		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
+		"$tests/qptypes.sh" pair sroce rxe
 	gstep mw -n 2 -t 400 -f "$out/sroce_mw_test" "$tests/mw.sh"
 	gstep fuzz -n 2 -t 500 -f "$out/sroce_fuzz_test" -f "$tests/roce-fuzz.py" \
 		"$tests/fuzz.sh" quick
