@@ -180,9 +180,8 @@ guest_steps() {
 	if [ "$kernel" = debug ]; then
 		prefix=debug- ko=$out/debug-module/sroce.ko
 		# make check's debug subset: the RC tools at their usual
-		# sizes, not the smallest and 1 MiB ones of the sweep (two
-		# thirds of the step's time there; make check-debug keeps
-		# them). Documentation/testing.rst has the timings.
+		# sizes, not the smallest and 1 MiB ones of the sweep (most
+		# of the step's time there; make check-debug keeps them).
 		[ $debug_only -eq 1 ] || sweep=
 	fi
 	gstep smoke -n 2 -t 400 "$tests/smoke.sh" sroce
