@@ -53,9 +53,9 @@
 #define SROCE_RESP_INQ_MAX	512
 
 /*
- * Requests one coalesced ACK may cover while more are queued: under a
- * sustained stream the queue may never run dry, and the requester's window
- * must still move.
+ * Requests executed, while more are queued, between the one that made an
+ * ACK due and that ACK: under a sustained stream the queue may never run
+ * dry, and the requester's window must still move.
  */
 #define SROCE_RESP_ACK_MAX	16
 
@@ -636,11 +636,28 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
  * Executing requests
  */
 
+/**
+ * sroce_resp_ack_due() - does the coalesced ACK go out now?
+ * @pending: an ACK is owed
+ * @queued: more requests wait to be executed
+ * @executed: requests executed since the ACK became owed (counting the one
+ *	      that made it so)
+ *
+ * At once when nothing waits; behind a backlog after SROCE_RESP_ACK_MAX
+ * requests. Counting executed requests, not AckReqs: a responder short of
+ * CPU works through a window of queued packets at its own pace, and must
+ * answer an AckReq within a few packets' work, or the requester's
+ * retransmit timer runs out while the data is still arriving.
+ */
+bool sroce_resp_ack_due(bool pending, bool queued, u32 executed)
+{
+	return pending && (!queued || executed >= SROCE_RESP_ACK_MAX);
+}
+
 static void sroce_resp_queue_ack(struct sroce_resp *resp, u32 psn)
 {
 	if (!resp->ack_pending)
 		resp->ack_count = 0;
-	resp->ack_count++;
 	resp->ack_pending = true;
 	resp->ack_psn = psn;
 	resp->ack_msn = resp->msn;
@@ -1443,8 +1460,8 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_resp_do_flush(qp);
 
 		if (resp->out.kind != SROCE_RESP_OUT_NONE ||
-		    (resp->ack_pending &&
-		     (!skb || resp->ack_count >= SROCE_RESP_ACK_MAX))) {
+		    sroce_resp_ack_due(resp->ack_pending, !!skb,
+				       resp->ack_count)) {
 			err = sroce_resp_output(qp, &budget);
 			if (!err) {
 				resp->xmit_tries = 0;
@@ -1476,6 +1493,8 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			}
 			sroce_resp_process(qp, skb);
 			skb = NULL;
+			if (resp->ack_pending)
+				resp->ack_count++;
 		}
 	}
 }

@@ -157,7 +157,7 @@ struct sroce_resp {
 	u32 ack_last;
 	/* Coalesced ACK: one ACK covers every PSN up to ack_psn. */
 	bool ack_pending;
-	u32 ack_count;			/* requests the pending ACK covers */
+	u32 ack_count;			/* requests executed since it was owed */
 	u32 ack_psn;
 	u32 ack_msn;
 
@@ -188,6 +188,7 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     struct sroce_pkt *pkt);
 
 /* Pure decisions, exported for KUnit. */
+bool sroce_resp_ack_due(bool pending, bool queued, u32 executed);
 enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
 						bool *nak_sent);
 bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the responder's decisions: PSN classes and the
- * NAK-once rule, opcode sequences, access and length checks and the NAK
+ * NAK-once rule, when a coalesced ACK goes, opcode sequences, access and length checks and the NAK
  * each earns, AETH syndromes on the wire, READ response segmentation, and
  * the READ/ATOMIC replay ring that keeps atomics from running twice.
  */
@@ -68,6 +68,20 @@ static void psn_out_of_sequence(struct kunit *test)
 	nak_sent = false;
 	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(0, 0xffffff, &nak_sent),
 			SROCE_RESP_PSN_NAK_SEQ);
+}
+
+static void ack_due(struct kunit *test)
+{
+	/* Nothing owed: nothing goes, whatever waits. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(false, false, 0));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(false, true, 100));
+	/* Owed and nothing queued: at once. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, false, 1));
+	/* Behind a backlog: after 16 requests executed, not before. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(true, true, 1));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(true, true, 15));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, true, 16));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, true, 17));
 }
 
 static void opseq(struct kunit *test)
@@ -436,6 +450,7 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(psn_expected),
 	KUNIT_CASE(psn_duplicate),
 	KUNIT_CASE(psn_out_of_sequence),
+	KUNIT_CASE(ack_due),
 	KUNIT_CASE(opseq),
 	KUNIT_CASE(access_checks),
 	KUNIT_CASE(atomic_write_checks),

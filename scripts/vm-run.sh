@@ -105,8 +105,9 @@ if [ "$kernel" = debug ]; then
 	# kernel (76 s of a 85 s boot, one per virtio device); the PIRQ table
 	# routes the same interrupts at once (boot to init in 16 s). KASAN
 	# reports every bad access, not only the first: a known report
-	# (KERNEL_KNOWN) must not hide the next one.
-	append=" acpi=noirq kasan_multi_shot"
+	# (KERNEL_KNOWN) must not hide the next one; a log buffer that holds
+	# every report, known ones included (rdma_rxe's come by the hundred).
+	append=" acpi=noirq kasan_multi_shot log_buf_len=16M"
 	# Without 5-level paging. identify_cpu() clears the boot CPU's feature
 	# words before reading them again, and an interrupt in between sees no
 	# LA57, so pgtable_l5_enabled() is false and KASAN takes every access
