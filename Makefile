@@ -19,8 +19,9 @@
 #   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run
 #   make dkms-install     add, build and install the module with DKMS
 #   make deb              build the sroce-dkms Debian package (out/deb)
-#   make fuzz-verbs [SEED=N] [MINUTES=M]
-#                         random verbs sequences while traffic flows
+#   make fuzz-verbs [SEED=N] [MINUTES=M] [KERNEL=stock]
+#                         random verbs sequences while traffic flows, on
+#                         the debug kernel unless KERNEL=stock
 #   make faults [SEED=N]  verified RC traffic under loss, reordering,
 #                         duplication, corruption and link down (long form)
 #   make stress           teardown under load (teardown.sh), 50 rounds
@@ -92,12 +93,16 @@ fuzz: modules
 		-f $(CURDIR)/out/sroce_fuzz_test -f $(CURDIR)/scripts/tests/roce-fuzz.py \
 		scripts/tests/fuzz.sh long $(SEED)
 
+# On the debug kernel (KASAN, lockdep, kmemleak), unless KERNEL=stock.
 MINUTES ?= 30
+KERNEL ?= debug
+FUZZ_KO = $(if $(filter debug,$(KERNEL)),$(CURDIR)/out/debug-module/sroce.ko,$(CURDIR)/sroce.ko)
 fuzz-verbs: modules
 	mkdir -p out
 	scripts/test-prog-build.sh verbs-fuzz $(CURDIR)/out/verbs-fuzz
-	scripts/vm-run.sh -n 2 -t $$(( $(MINUTES) * 60 + 300 )) -o out/fuzz-verbs \
-		-f $(CURDIR)/sroce.ko -f $(CURDIR)/out/verbs-fuzz \
+	$(if $(filter debug,$(KERNEL)),scripts/debug-kernel.sh -m $(CURDIR)/out/debug-module)
+	scripts/vm-run.sh -k $(KERNEL) -n 2 -t $$(( $(MINUTES) * 60 + 300 )) -o out/fuzz-verbs \
+		-f $(FUZZ_KO) -f $(CURDIR)/out/verbs-fuzz \
 		scripts/tests/verbs-fuzz.sh $$(( $(MINUTES) * 60 )) $(SEED)
 
 # The version DKMS and the package carry: debian/changelog's.

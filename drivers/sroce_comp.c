@@ -85,7 +85,7 @@ static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 
 	/* Only WQEs sent in full were counted in rd_atomic. */
 	if (index != req->sent_end) {
-		if (sroce_seg_is_rd_atomic(wqe->opcode))
+		if (sroce_seg_takes_rd_atomic(wqe->opcode))
 			req->rd_atomic--;
 		if (index == req->cur) {
 			/* A coalesced ACK overtook a retransmission. */
@@ -352,8 +352,10 @@ static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
 	if (req->stopped || qp->sq.queue.index == req->sent_end)
 		return NULL;
 	wqe = sroce_sq_wqe(qp, qp->sq.queue.index);
-	is_read = wqe->opcode == IB_WR_RDMA_READ;
-	if (!sroce_seg_is_rd_atomic(wqe->opcode) || read != is_read)
+	/* rdma_rxe answers an ATOMIC WRITE with a READ RESPONSE (below). */
+	is_read = wqe->opcode == IB_WR_RDMA_READ ||
+		  wqe->opcode == SROCE_WR_ATOMIC_WRITE;
+	if (!sroce_seg_takes_rd_atomic(wqe->opcode) || read != is_read)
 		return NULL;
 	expect = sroce_psn_add(wqe->prog.first_psn, wqe->prog.done_pkts);
 	if (psn == expect)
@@ -425,8 +427,14 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	/*
 	 * Every response but the last carries one full MTU; the last the
 	 * rest exactly. A reissued READ starts again with FIRST (or ONLY).
+	 * An ATOMIC WRITE is answered as rdma_rxe (6.2 on) answers it, with
+	 * a READ RESPONSE ONLY without payload; a plain ACK of its PSN, as
+	 * other responders may send, completes it in sroce_comp_ack().
 	 */
-	resid = wqe->length - wqe->prog.done_bytes;
+	if (wqe->opcode == SROCE_WR_ATOMIC_WRITE)
+		resid = 0;
+	else
+		resid = wqe->length - wqe->prog.done_bytes;
 	last = resid <= qp->mtu;
 	if (last != !!(flags & SROCE_OPF_LAST) ||
 	    pkt->paylen != (last ? resid : qp->mtu)) {

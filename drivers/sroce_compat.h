@@ -37,4 +37,22 @@ static inline int sroce_compat_create_cq(struct ib_cq *ibcq,
 #define sroce_compat_create_cq sroce_create_cq
 #endif
 
+/*
+ * RDMA ATOMIC WRITE (IBTA 1.5) came with 6.2: the work request opcode, the
+ * completion opcode and the device capability. rdma-core 44 posts the
+ * opcode whatever the kernel, so a 6.1 build takes the values of 6.2's
+ * uapi (include/uapi/rdma/ib_user_verbs.h), which are ABI and cannot move.
+ * On 6.1 the completion value is IB_WC_MASKED_COMP_SWAP to the kernel:
+ * harmless, only user QPs can post the operation there.
+ */
+#ifdef SROCE_KAPI_ATOMIC_WRITE
+#define SROCE_WR_ATOMIC_WRITE		IB_WR_ATOMIC_WRITE
+#define SROCE_WC_ATOMIC_WRITE		IB_WC_ATOMIC_WRITE
+#define SROCE_DEVICE_ATOMIC_WRITE	IB_DEVICE_ATOMIC_WRITE
+#else
+#define SROCE_WR_ATOMIC_WRITE		((enum ib_wr_opcode)15)
+#define SROCE_WC_ATOMIC_WRITE		((enum ib_wc_opcode)9)
+#define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
+#endif
+
 #endif /* _SROCE_COMPAT_H */

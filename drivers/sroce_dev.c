@@ -33,6 +33,7 @@
 #include "sroce_dev.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
+#include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
 #include "sroce_srq.h"
@@ -170,6 +171,7 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 {
 	struct sroce_dev *sdev = to_sdev(ibdev);
 
+	sroce_net_unbind(sdev);
 	sroce_mr_cleanup(sdev);
 	WARN_ON(!xa_empty(&sdev->qps));
 	xa_destroy(&sdev->qps);
@@ -260,6 +262,13 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS |
 				  IB_DEVICE_MEM_WINDOW |
 				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+	/*
+	 * As rdma_rxe reports it (6.2 on): in device_cap_flags_ex of
+	 * ibv_query_device_ex(), on 64-bit kernels, which have the 8-byte
+	 * store (sroce_mr_run()).
+	 */
+	if (IS_ENABLED(CONFIG_64BIT))
+		attr->device_cap_flags |= SROCE_DEVICE_ATOMIC_WRITE;
 	attr->max_pd = SROCE_MAX_PD;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_qp_rd_atom = SROCE_MAX_QP_RD_ATOM;
@@ -417,7 +426,18 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Under RTNL the netdev stays where it is: bind to its namespace's
+	 * sockets. The netdev was found by name without RTNL, so it may have
+	 * gone meanwhile, before the notifier could see this device.
+	 */
 	rtnl_lock();
+	err = ndev->reg_state == NETREG_REGISTERED ? sroce_net_bind(sdev) : -ENODEV;
+	if (err) {
+		rtnl_unlock();
+		ib_unregister_device_queued(&sdev->ibdev);
+		return err;
+	}
 	sroce_port_update(sdev);
 	rtnl_unlock();
 	return 0;
@@ -434,6 +454,7 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	struct sroce_dev *sdev;
 
 	switch (event) {
+	case NETDEV_REGISTER:
 	case NETDEV_UNREGISTER:
 	case NETDEV_UP:
 	case NETDEV_DOWN:
@@ -447,10 +468,21 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	sdev = sroce_dev_get_by_netdev(ndev);
 	if (!sdev)
 		return NOTIFY_DONE;
-	if (event == NETDEV_UNREGISTER)
-		ib_unregister_device_queued(&sdev->ibdev);
-	else
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		sroce_net_unbind(sdev);
+		/* Still registered: moving to another namespace. */
+		if (ndev->reg_state != NETREG_REGISTERED)
+			ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	case NETDEV_REGISTER:
+		/* Arrived from another namespace: follow it there. */
+		if (sroce_net_bind(sdev))
+			ib_unregister_device_queued(&sdev->ibdev);
+		break;
+	default:
 		sroce_port_update(sdev);
+	}
 	sroce_dev_put(sdev);
 	return NOTIFY_OK;
 }

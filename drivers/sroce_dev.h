@@ -25,6 +25,13 @@ struct sroce_dev {
 	 * after that.
 	 */
 	struct net_device *ndev;
+	/*
+	 * The namespace whose RoCEv2 sockets the device holds (sroce_net.c,
+	 * which also owns sock_node), NULL while its netdev is between
+	 * namespaces. Both under sroce_net.c's sroce_net_lock.
+	 */
+	struct net *sock_net;
+	struct list_head sock_node;
 
 	/* Filled before registration, constant afterwards. */
 	struct ib_device_attr attr;

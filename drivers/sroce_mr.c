@@ -473,6 +473,41 @@ static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
 	return err;
 }
 
+/*
+ * RDMA ATOMIC WRITE: the 8 bytes land in one store, so that a CPU reading
+ * them sees the old value or the new one, never a mix; released, so that
+ * whoever sees the new value sees the data of the requests executed
+ * before it (the flag-after-data use the operation exists for). Under
+ * sroce_mr_atomic_lock like the other atomics, so that it cannot fall
+ * between the read and the write of a CMP_SWAP or FETCH_ADD there and be
+ * lost. Memory that is not itself aligned is refused, as rdma_rxe does;
+ * the MR types keep an aligned iova on aligned memory (sroce_mr_run()).
+ */
+static int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val)
+{
+	struct page *page;
+	int err = 0;
+	u32 room;
+	void *va;
+
+	if (!IS_ENABLED(CONFIG_64BIT))
+		return -EOPNOTSUPP;
+
+	spin_lock_bh(&sroce_mr_atomic_lock);
+	va = sroce_mr_va(mr, iova, &room, &page);
+	if (!va)
+		err = -EACCES;
+	else if (room < sizeof(val) || !IS_ALIGNED((uintptr_t)va, sizeof(val)))
+		err = -EINVAL;
+	else
+		/* Orders the earlier requests' data before the value. */
+		smp_store_release((u64 *)va, val);
+	if (page)
+		kunmap_local(va);
+	spin_unlock_bh(&sroce_mr_atomic_lock);
+	return err;
+}
+
 int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
 {
 	switch (op->kind) {
@@ -482,6 +517,8 @@ int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
 	case SROCE_MR_OP_FROM:
 		return sroce_mr_move(mr, iova, op->buf, op->len,
 				     op->kind == SROCE_MR_OP_TO);
+	case SROCE_MR_OP_ATOMIC_WRITE:
+		return sroce_mr_atomic_write(mr, iova, op->swap_add);
 	default:
 		return sroce_mr_atomic(mr, iova, op);
 	}

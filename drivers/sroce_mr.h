@@ -121,6 +121,7 @@ enum sroce_mr_op_kind {
 	SROCE_MR_OP_FROM,	/* memory -> @buf (gather) */
 	SROCE_MR_OP_CMP_SWAP,	/* 64 bits at an 8-byte aligned iova */
 	SROCE_MR_OP_FETCH_ADD,
+	SROCE_MR_OP_ATOMIC_WRITE,	/* one 8-byte store (RDMA ATOMIC WRITE) */
 };
 
 struct sroce_mr_op {
@@ -128,7 +129,11 @@ struct sroce_mr_op {
 	void *buf;		/* TO, FROM */
 	u32 len;		/* bytes checked (and moved); 8 for atomics */
 	u64 compare;		/* CMP_SWAP */
-	u64 swap_add;		/* CMP_SWAP: the new value; FETCH_ADD: addend */
+	/*
+	 * CMP_SWAP: the new value; FETCH_ADD: the addend; ATOMIC_WRITE: the
+	 * value stored, in memory byte order (it is payload, not a number).
+	 */
+	u64 swap_add;
 	u64 orig;		/* atomics: the value found */
 };
 
@@ -147,7 +152,7 @@ void sroce_mr_put(struct sroce_mr *mr);
  * run @op there, as one step: a FAST MR stays under mr->lock from the
  * check to the last byte, so an invalidation or a new registration comes
  * wholly before the access (which then fails) or after it.
- * Returns 0, or -EACCES with nothing moved.
+ * Returns 0, or -EACCES with nothing moved (or what sroce_mr_run() said).
  * Context: any but hard IRQ; does not sleep.
  */
 int sroce_mr_access(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
@@ -156,7 +161,12 @@ int sroce_mr_access(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
 /*
  * sroce_mr_run() - run @op at @iova of @mr; the caller checked the access
  * and keeps the registration from changing meanwhile (a bound window pins
- * it). Returns 0, or -EACCES if the page list does not cover the range.
+ * it). Returns 0, or -EACCES if the page list does not cover the range;
+ * for ATOMIC_WRITE also -EINVAL when the memory behind the aligned @iova
+ * is not itself 8-byte aligned, so that no single store can write it (no
+ * MR type presents such memory today: the core keeps a user MR's iova and
+ * address congruent modulo the page size), and -EOPNOTSUPP on a 32-bit
+ * kernel, which has no 8-byte store.
  */
 int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op);
 

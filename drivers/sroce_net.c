@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The RoCEv2 UDP sockets: one IPv4 and one IPv6-only kernel UDP tunnel
- * socket bound to port 4791 in init_net, whose encap_rcv hook hands every
- * datagram to the receive path in the softirq that delivered it.
+ * The RoCEv2 UDP sockets, per network namespace: one IPv4 and one
+ * IPv6-only kernel UDP tunnel socket bound to port 4791, whose encap_rcv
+ * hook hands every datagram to the receive path in the softirq that
+ * delivered it.
  *
- * rdma_rxe binds the same port, so a busy port at load time means it is
- * loaded; sroce then refuses to load (the two also share a driver id).
+ * A namespace has its sockets while it holds an sroce device's netdev:
+ * sroce_net_bind() opens them with the first, sroce_net_unbind() closes
+ * them with the last. init_net keeps its pair from module load to unload,
+ * so that a busy port there refuses the load: rdma_rxe binds the same port
+ * in init_net (the two also share a driver id).
+ *
+ * Kernel sockets hold no reference on their namespace. A namespace's
+ * netdevs are unregistered or moved out (NETDEV_UNREGISTER, where sroce_dev
+ * unbinds) before its pernet exit runs, which unbinds whatever a race with
+ * sroce_dev_newlink() left bound there: no device keeps a pointer to a
+ * namespace that is gone.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_vlan.h>
+#include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
 #include <sroce/wire.h>
@@ -18,9 +29,22 @@
 #include "sroce_net.h"
 #include "sroce_recv.h"
 
-/* Set at module init, cleared at exit; nothing else writes them. */
-static struct socket *sroce_sock4;
-static struct socket *sroce_sock6;
+/*
+ * sroce_net_lock serialises every change of a namespace's users count and
+ * sockets, of sroce_dev.sock_net and of sroce_net_bound (the devices with
+ * a sock_net, on their sock_node); it is taken under RTNL (the netdev
+ * notifier) and never held while taking RTNL.
+ */
+static DEFINE_MUTEX(sroce_net_lock);
+static LIST_HEAD(sroce_net_bound);
+
+struct sroce_net {
+	unsigned int users;	/* bound devices; init_net: + 1 for the module */
+	struct socket *sock4;
+	struct socket *sock6;	/* NULL without IPv6 */
+};
+
+static unsigned int sroce_net_id __read_mostly;
 
 static int sroce_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
@@ -39,7 +63,7 @@ static int sroce_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-static struct socket *sroce_net_open(bool ipv6)
+static struct socket *sroce_net_open(struct net *net, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tnl_cfg = {
 		.encap_type = 1,
@@ -55,47 +79,171 @@ static struct socket *sroce_net_open(bool ipv6)
 	struct socket *sock;
 	int err;
 
-	err = udp_sock_create(&init_net, &udp_cfg, &sock);
+	err = udp_sock_create(net, &udp_cfg, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(&init_net, sock, &tnl_cfg);
+	setup_udp_tunnel_sock(net, sock, &tnl_cfg);
 	return sock;
 }
 
-static int sroce_net_open_failed(struct socket *sock)
+static void sroce_net_close(struct sroce_net *sn)
 {
-	if (PTR_ERR(sock) == -EADDRINUSE)
+	if (sn->sock6)
+		udp_tunnel_sock_release(sn->sock6);
+	udp_tunnel_sock_release(sn->sock4);
+	sn->sock4 = NULL;
+	sn->sock6 = NULL;
+	/* Let encap_rcv calls that already found a socket finish. */
+	synchronize_net();
+}
+
+/* One more user of @net's sockets, opened if it is the first. */
+static int sroce_net_get(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+	struct socket *sock;
+
+	lockdep_assert_held(&sroce_net_lock);
+	if (sn->users) {
+		sn->users++;
+		return 0;
+	}
+	sock = sroce_net_open(net, false);
+	if (IS_ERR(sock))
+		return PTR_ERR(sock);
+	sn->sock4 = sock;
+
+	sock = sroce_net_open(net, true);
+	if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT) {
+		udp_tunnel_sock_release(sn->sock4);
+		sn->sock4 = NULL;
+		return PTR_ERR(sock);
+	}
+	/* A kernel booted with ipv6.disable=1 still runs RoCEv2 over IPv4. */
+	sn->sock6 = IS_ERR(sock) ? NULL : sock;
+	sn->users = 1;
+	return 0;
+}
+
+static void sroce_net_put(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+
+	lockdep_assert_held(&sroce_net_lock);
+	if (!WARN_ON_ONCE(!sn->users) && !--sn->users)
+		sroce_net_close(sn);
+}
+
+static void sroce_net_port_busy(struct net *net, int err)
+{
+	if (err != -EADDRINUSE)
+		pr_err("cannot open the RoCEv2 UDP socket: %pe\n", ERR_PTR(err));
+	else if (net_eq(net, &init_net))
 		pr_err("UDP port %u is in use: sroce cannot be loaded together with rdma_rxe (unload rdma_rxe first)\n",
 		       SROCE_UDP_PORT);
 	else
-		pr_err("cannot open the RoCEv2 UDP socket: %pe\n", sock);
-	return PTR_ERR(sock);
+		pr_err("UDP port %u is in use in the netdev's network namespace: no sroce device there\n",
+		       SROCE_UDP_PORT);
 }
+
+/**
+ * sroce_net_bind() - give a device the sockets of its netdev's namespace
+ * @sdev: the device, not bound
+ *
+ * Context: process; takes sroce_net_lock. The netdev stays in its
+ * namespace meanwhile (RTNL held, or the netdev just found by name).
+ * Return: 0, or the error of opening the sockets.
+ */
+int sroce_net_bind(struct sroce_dev *sdev)
+{
+	struct net *net = dev_net(sdev->ndev);
+	int err = 0;
+
+	mutex_lock(&sroce_net_lock);
+	if (!sdev->sock_net) {
+		err = sroce_net_get(net);
+		if (!err) {
+			sdev->sock_net = net;
+			list_add(&sdev->sock_node, &sroce_net_bound);
+		}
+	}
+	mutex_unlock(&sroce_net_lock);
+	if (err)
+		sroce_net_port_busy(net, err);
+	return err;
+}
+
+static void __sroce_net_unbind(struct sroce_dev *sdev)
+{
+	lockdep_assert_held(&sroce_net_lock);
+	sroce_net_put(sdev->sock_net);
+	sdev->sock_net = NULL;
+	list_del(&sdev->sock_node);
+}
+
+/**
+ * sroce_net_unbind() - let go of the sockets sroce_net_bind() gave
+ * @sdev: the device, bound or not
+ *
+ * Called when the netdev leaves its namespace (unregistered or moved) and
+ * when the device goes; whichever comes first unbinds.
+ *
+ * Context: process; takes sroce_net_lock.
+ */
+void sroce_net_unbind(struct sroce_dev *sdev)
+{
+	mutex_lock(&sroce_net_lock);
+	if (sdev->sock_net)
+		__sroce_net_unbind(sdev);
+	mutex_unlock(&sroce_net_lock);
+}
+
+static void __net_exit sroce_net_ns_exit(struct net *net)
+{
+	struct sroce_net *sn = net_generic(net, sroce_net_id);
+	struct sroce_dev *sdev, *next;
+
+	mutex_lock(&sroce_net_lock);
+	list_for_each_entry_safe(sdev, next, &sroce_net_bound, sock_node)
+		if (sdev->sock_net == net)
+			__sroce_net_unbind(sdev);
+	/* Only init_net, at unload, still has a user here (the module). */
+	if (sn->users) {
+		WARN_ON_ONCE(!net_eq(net, &init_net));
+		sn->users = 0;
+		sroce_net_close(sn);
+	}
+	mutex_unlock(&sroce_net_lock);
+}
+
+static struct pernet_operations sroce_net_ops = {
+	.exit = sroce_net_ns_exit,
+	.id = &sroce_net_id,
+	.size = sizeof(struct sroce_net),
+};
 
 int sroce_net_init(void)
 {
-	struct socket *sock;
+	int err;
 
-	sock = sroce_net_open(false);
-	if (IS_ERR(sock))
-		return sroce_net_open_failed(sock);
-	sroce_sock4 = sock;
-
-	sock = sroce_net_open(true);
-	if (IS_ERR(sock) && PTR_ERR(sock) != -EAFNOSUPPORT) {
-		udp_tunnel_sock_release(sroce_sock4);
-		return sroce_net_open_failed(sock);
+	err = register_pernet_subsys(&sroce_net_ops);
+	if (err)
+		return err;
+	mutex_lock(&sroce_net_lock);
+	err = sroce_net_get(&init_net);
+	mutex_unlock(&sroce_net_lock);
+	if (err) {
+		sroce_net_port_busy(&init_net, err);
+		unregister_pernet_subsys(&sroce_net_ops);
 	}
-	/* A kernel booted with ipv6.disable=1 still runs RoCEv2 over IPv4. */
-	sroce_sock6 = IS_ERR(sock) ? NULL : sock;
-	return 0;
+	return err;
 }
 
 void sroce_net_exit(void)
 {
-	if (sroce_sock6)
-		udp_tunnel_sock_release(sroce_sock6);
-	udp_tunnel_sock_release(sroce_sock4);
-	/* Let encap_rcv calls that already found a socket finish. */
-	synchronize_net();
+	/* Every device is gone: init_net's module reference is the last. */
+	mutex_lock(&sroce_net_lock);
+	sroce_net_put(&init_net);
+	mutex_unlock(&sroce_net_lock);
+	unregister_pernet_subsys(&sroce_net_ops);
 }

@@ -4,11 +4,12 @@
  * the CNP). Every opcode sroce accepts on the wire has an entry; everything
  * else is unknown and dropped by the receive path.
  *
- * Deliberately absent: the RD transport (no RoCE peer implements it), the
- * RC opcodes that later IBTA errata added (0x1c FLUSH, 0x1d ATOMIC WRITE;
- * the 6.1 rdma_rxe peer does not know them) and the reserved values, e.g.
- * 0x15 and 0x18. UC uses the SEND and RDMA WRITE opcodes of RC with the UC transport
- * bits; UD has only SEND ONLY, with and without immediate.
+ * Deliberately absent: the RD transport (no RoCE peer implements it),
+ * FLUSH (0x1c, IBTA 1.5: not implemented) and the reserved values, e.g.
+ * 0x15 and 0x18. ATOMIC WRITE (0x1d, IBTA 1.5) is here although the 6.1
+ * rdma_rxe peer drops it as unknown. UC uses the SEND and RDMA WRITE
+ * opcodes of RC with the UC transport bits; UD has only SEND ONLY, with
+ * and without immediate.
  */
 #include <sroce/wire.h>
 
@@ -170,6 +171,19 @@ static const struct sroce_opcode_info sroce_opcodes[256] = {
 				  SROCE_OPF_ONLY | SROCE_OPF_PAYLOAD,
 		.hdrs		= SROCE_HDRF_IETH,
 		.hdr_len	= SROCE_BTH_BYTES + SROCE_IETH_BYTES,
+	},
+	/*
+	 * A RETH and exactly 8 bytes of payload. ATOMIC marks what it
+	 * shares with the atomics: the 8-byte alignment, a responder
+	 * resource, no re-execution of a duplicate; WRITE the right it needs.
+	 */
+	[SROCE_OP_RC_ATOMIC_WRITE] = {
+		.name		= "RC_ATOMIC_WRITE",
+		.flags		= SROCE_OPF_REQ | SROCE_OPF_WRITE |
+				  SROCE_OPF_ATOMIC | SROCE_OPF_ONLY |
+				  SROCE_OPF_PAYLOAD,
+		.hdrs		= SROCE_HDRF_RETH,
+		.hdr_len	= SROCE_BTH_BYTES + SROCE_RETH_BYTES,
 	},
 	[SROCE_OP_UC_SEND_FIRST] = {
 		.name		= "UC_SEND_FIRST",

@@ -25,6 +25,7 @@
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "sroce_ah.h"
+#include "sroce_compat.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_param.h"
@@ -736,7 +737,12 @@ static int sroce_post_one_send(struct sroce_qp *qp, const struct ib_send_wr *wr)
 		return -ENOMEM;
 	if (wr->opcode == IB_WR_REG_MR)
 		return sroce_mw_post_reg(qp, reg_wr(wr), prod);
+	/*
+	 * ATOMIC WRITE is for user QPs: no kernel ULP posts it, and 6.1 has
+	 * no kernel API for it.
+	 */
 	if (!sroce_wqe_opcode_ok(qp->ibqp.qp_type, wr->opcode) ||
+	    wr->opcode == SROCE_WR_ATOMIC_WRITE ||
 	    wr->num_sge < 0 || wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++)

@@ -310,7 +310,7 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *wqe)
 	/* IB_SEND_FENCE: wait for every earlier READ and atomic (o10-2.2-1). */
 	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_atomic)
 		return false;
-	return !sroce_seg_is_rd_atomic(wqe->opcode) ||
+	return !sroce_seg_takes_rd_atomic(wqe->opcode) ||
 	       req->rd_atomic < req->max_rd_atomic;
 }
 
@@ -448,7 +448,7 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_swqe *wqe)
 	}
 	if (req->cur == req->sent_end) {
 		req->sent_end = sroce_req_next(qp, req->cur);
-		if (rd_atomic)
+		if (sroce_seg_takes_rd_atomic(wqe->opcode))
 			req->rd_atomic++;
 	}
 	req->cur = sroce_req_next(qp, req->cur);

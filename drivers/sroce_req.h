@@ -69,7 +69,7 @@ struct sroce_req {
 	u32 sent_end;		/* WQEs before it were sent in full once */
 	u32 head;		/* sq.head as last fetched */
 	struct sroce_sge_cursor cursor;	/* gather position in WQE cur */
-	u32 rd_atomic;		/* READ/atomic WQEs sent, not retired */
+	u32 rd_atomic;		/* sroce_seg_takes_rd_atomic() WQEs in flight */
 	u32 max_rd_atomic;
 	u32 noack;		/* packets since the last AckReq */
 	u32 gen;		/* bumped by every rewind */

@@ -5,8 +5,8 @@
  * checks the opcode sequence, the access rights (R_Key, PD, QP access
  * flags, bounds) and the lengths, then places SEND data into the next
  * receive WQE, RDMA WRITE data into the MR, streams RDMA READ responses
- * out of the MR and performs atomics, and answers with (coalesced) ACKs,
- * NAKs, READ responses and ATOMIC ACKs.
+ * out of the MR, performs atomics and ATOMIC WRITEs, and answers with
+ * (coalesced) ACKs, NAKs, READ responses and ATOMIC ACKs.
  *
  * Everything in a packet is remote input: nothing moves before the R_Key
  * lookup has checked PD, rights and bounds, a violation earns the NAK
@@ -53,9 +53,9 @@
 #define SROCE_RESP_INQ_MAX	512
 
 /*
- * Requests one coalesced ACK may cover while more are queued: under a
- * sustained stream the queue may never run dry, and the requester's window
- * must still move.
+ * Requests executed, while more are queued, between the one that made an
+ * ACK due and that ACK: under a sustained stream the queue may never run
+ * dry, and the requester's window must still move.
  */
 #define SROCE_RESP_ACK_MAX	16
 
@@ -216,6 +216,50 @@ bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu)
 	if (opflags & SROCE_OPF_LAST)
 		return paylen == resid && paylen <= mtu;
 	return paylen == mtu && paylen < resid;
+}
+
+/**
+ * sroce_resp_atomic_write_nak() - the checks of an RDMA ATOMIC WRITE that
+ * come before its R_Key is looked up
+ * @qp_access: the QP's IB_ACCESS_REMOTE_* flags
+ * @va: the RETH's virtual address
+ * @len: the RETH's DMA length
+ * @paylen: the packet's payload bytes
+ * @pad: its PadCnt
+ *
+ * Those of a WRITE and of an atomic (sroce_resp_access_nak(): the QP must
+ * grant remote write; a misaligned address is an invalid request, as for
+ * atomics), then the length: exactly 8 bytes named and carried, without
+ * pad (oA19-28 as rdma_rxe cites it), else an invalid request.
+ *
+ * Return: 0 or the NAK code (SROCE_AETH_NAK_*).
+ */
+u8 sroce_resp_atomic_write_nak(int qp_access, u64 va, u32 len, u32 paylen,
+			       u8 pad)
+{
+	const struct sroce_opcode_info *info =
+		sroce_opcode_info(SROCE_OP_RC_ATOMIC_WRITE);
+	u8 nak = sroce_resp_access_nak(info->flags, qp_access, va, len);
+
+	if (nak)
+		return nak;
+	if (len != SROCE_ATOMIC_WRITE_BYTES ||
+	    paylen != SROCE_ATOMIC_WRITE_BYTES || pad)
+		return SROCE_AETH_NAK_INVALID_REQ;
+	return 0;
+}
+
+/*
+ * The NAK code for what sroce_rkey_access() returned for an ATOMIC WRITE:
+ * the R_Key, its rights or bounds refused it (remote access error), or
+ * the memory cannot take one 8-byte store (rdma_rxe's invalid request).
+ */
+u8 sroce_resp_atomic_write_key_nak(int err)
+{
+	if (!err)
+		return 0;
+	return err == -EACCES ? SROCE_AETH_NAK_REM_ACCESS_ERR :
+				SROCE_AETH_NAK_INVALID_REQ;
 }
 
 /*
@@ -592,11 +636,28 @@ static void sroce_resp_complete_err(struct sroce_qp *qp,
  * Executing requests
  */
 
+/**
+ * sroce_resp_ack_due() - does the coalesced ACK go out now?
+ * @pending: an ACK is owed
+ * @queued: more requests wait to be executed
+ * @executed: requests executed since the ACK became owed (counting the one
+ *	      that made it so)
+ *
+ * At once when nothing waits; behind a backlog after SROCE_RESP_ACK_MAX
+ * requests. Counting executed requests, not AckReqs: a responder short of
+ * CPU works through a window of queued packets at its own pace, and must
+ * answer an AckReq within a few packets' work, or the requester's
+ * retransmit timer runs out while the data is still arriving.
+ */
+bool sroce_resp_ack_due(bool pending, bool queued, u32 executed)
+{
+	return pending && (!queued || executed >= SROCE_RESP_ACK_MAX);
+}
+
 static void sroce_resp_queue_ack(struct sroce_resp *resp, u32 psn)
 {
 	if (!resp->ack_pending)
 		resp->ack_count = 0;
-	resp->ack_count++;
 	resp->ack_pending = true;
 	resp->ack_psn = psn;
 	resp->ack_msn = resp->msn;
@@ -1007,13 +1068,71 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 }
 
 /*
+ * RDMA ATOMIC WRITE (IBTA 1.5): the checks of sroce_resp_atomic_write_nak()
+ * (a misaligned address is an invalid request NAK, class C, C9-36.2.1 as
+ * for atomics), then the R_Key for remote write and the one 8-byte store
+ * (sroce_mr_run()); every failure NAKs and moves the QP to ERR. It takes a
+ * responder resource like an atomic, and is answered as rdma_rxe (6.2 on)
+ * answers it: an RDMA READ RESPONSE ONLY without payload, which its
+ * requester (and sroce's) take as the end of the operation.
+ */
+static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
+					 const struct sroce_pkt *pkt)
+{
+	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
+	struct sroce_resp *resp = &qp->resp;
+	u64 va = sroce_reth_va(reth);
+	struct sroce_mr_op op = {
+		.kind = SROCE_MR_OP_ATOMIC_WRITE,
+		.len = SROCE_ATOMIC_WRITE_BYTES,
+	};
+	struct sroce_resp_res *res;
+	int err;
+	u8 nak;
+
+	nak = sroce_resp_atomic_write_nak(qp->attr.qp_access_flags, va,
+					  sroce_reth_len(reth), pkt->paylen,
+					  sroce_bth_pad(sroce_pkt_bth(pkt)));
+	/* No responder resources at all: invalid (C9-150), as for a READ. */
+	if (!nak && !sroce_resp_window(qp))
+		nak = SROCE_AETH_NAK_INVALID_REQ;
+	if (!nak) {
+		/* The payload is data, copied as it came, like a WRITE's. */
+		memcpy(&op.swap_add, sroce_pkt_payload(pkt),
+		       sizeof(op.swap_add));
+		err = sroce_rkey_access(qp, sroce_reth_rkey(reth),
+					IB_ACCESS_REMOTE_WRITE, va, &op);
+		nak = sroce_resp_atomic_write_key_nak(err);
+	}
+	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
+		sroce_resp_access_err(qp, pkt);
+		return;
+	}
+	if (nak) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
+
+	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
+				   sroce_resp_window(qp));
+	res->type = SROCE_RESP_RES_ATOMIC_WRITE;
+	res->first_psn = pkt->psn;
+	res->last_psn = pkt->psn;
+
+	resp->psn = sroce_psn_add(pkt->psn, 1);
+	resp->msn++;
+	sroce_resp_start_read(qp, 0, pkt->psn, 0, 0);
+}
+
+/*
  * A request behind ePSN (IBTA vol 1 9.7.5.1.3): SEND and WRITE are ACKed
  * again with the PSN of the newest SEND or WRITE executed (C9-105; an ACK
  * never names a READ's or an ATOMIC's PSN, which would end that READ or
  * ATOMIC at the requester without its data), a READ is executed again
  * from the saved request, an ATOMIC is answered from the replay ring and
- * never executed twice (C9-151). Duplicates that match nothing kept are
- * dropped (class D).
+ * never executed twice (C9-151), and so is an ATOMIC WRITE, answered
+ * again with its empty READ RESPONSE. Duplicates that match nothing kept
+ * are dropped (class D).
  */
 static void sroce_resp_duplicate(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt)
@@ -1023,6 +1142,13 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 	struct sroce_resp_res *res;
 
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_DUPLICATE);
+
+	if (pkt->opcode == SROCE_OP_RC_ATOMIC_WRITE) {
+		if (sroce_resp_res_find(resp->res, pkt->psn,
+					SROCE_RESP_RES_ATOMIC_WRITE))
+			sroce_resp_start_read(qp, 0, pkt->psn, 0, 0);
+		return;
+	}
 
 	if (opflags & (SROCE_OPF_SEND | SROCE_OPF_WRITE)) {
 		sroce_resp_queue_ack(resp, resp->ack_last);
@@ -1154,6 +1280,8 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (opflags & SROCE_OPF_SEND)
 		sroce_resp_exec_send(qp, pkt);
+	else if (pkt->opcode == SROCE_OP_RC_ATOMIC_WRITE)
+		sroce_resp_exec_atomic_write(qp, pkt);
 	else if (opflags & SROCE_OPF_WRITE)
 		sroce_resp_exec_write(qp, pkt);
 	else if (opflags & SROCE_OPF_READ)
@@ -1332,8 +1460,8 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_resp_do_flush(qp);
 
 		if (resp->out.kind != SROCE_RESP_OUT_NONE ||
-		    (resp->ack_pending &&
-		     (!skb || resp->ack_count >= SROCE_RESP_ACK_MAX))) {
+		    sroce_resp_ack_due(resp->ack_pending, !!skb,
+				       resp->ack_count)) {
 			err = sroce_resp_output(qp, &budget);
 			if (!err) {
 				resp->xmit_tries = 0;
@@ -1365,6 +1493,8 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			}
 			sroce_resp_process(qp, skb);
 			skb = NULL;
+			if (resp->ack_pending)
+				resp->ack_count++;
 		}
 	}
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The responder (sroce_resp.c): executes incoming requests (SEND, RDMA
- * WRITE, RDMA READ, ATOMIC) against the receive queue and memory regions,
+ * WRITE, RDMA READ, ATOMIC, ATOMIC WRITE) against the receive queue and
+ * memory regions,
  * answers with ACKs, NAKs, read responses and atomic ACKs, and completes
  * receive WQEs into the receive CQ.
  *
@@ -57,11 +58,14 @@ enum sroce_resp_res_type {
 	SROCE_RESP_RES_FREE,
 	SROCE_RESP_RES_READ,
 	SROCE_RESP_RES_ATOMIC,
+	SROCE_RESP_RES_ATOMIC_WRITE,
 };
 
 /*
- * A READ or ATOMIC request kept after execution, so that a duplicate of it
- * is answered without executing it again (IBTA vol 1 9.7.5.1.3 and C9-151).
+ * A READ, ATOMIC or ATOMIC WRITE request kept after execution, so that a
+ * duplicate of it is answered without executing it again (IBTA vol 1
+ * 9.7.5.1.3 and C9-151; an ATOMIC WRITE like an atomic, as rdma_rxe keeps
+ * it: executed again, it could undo a later store to the same address).
  */
 struct sroce_resp_res {
 	enum sroce_resp_res_type type;
@@ -153,7 +157,7 @@ struct sroce_resp {
 	u32 ack_last;
 	/* Coalesced ACK: one ACK covers every PSN up to ack_psn. */
 	bool ack_pending;
-	u32 ack_count;			/* requests the pending ACK covers */
+	u32 ack_count;			/* requests executed since it was owed */
 	u32 ack_psn;
 	u32 ack_msn;
 
@@ -184,6 +188,7 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     struct sroce_pkt *pkt);
 
 /* Pure decisions, exported for KUnit. */
+bool sroce_resp_ack_due(bool pending, bool queued, u32 executed);
 enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
 						bool *nak_sent);
 bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags);
@@ -193,6 +198,9 @@ enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
 u8 sroce_resp_access_nak(u16 opflags, int qp_access, u64 va, u32 len);
 bool sroce_resp_send_len_ok(u16 opflags, u32 paylen, u32 mtu);
 bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu);
+u8 sroce_resp_atomic_write_nak(int qp_access, u64 va, u32 len, u32 paylen,
+			       u8 pad);
+u8 sroce_resp_atomic_write_key_nak(int err);
 u8 sroce_resp_read_opcode(bool first, u32 resid, u32 mtu);
 u8 sroce_resp_syndrome_ack(void);
 u8 sroce_resp_syndrome_rnr(u8 timer);

@@ -13,6 +13,8 @@
 #include <rdma/ib_verbs.h>
 #include <sroce/wire.h>
 
+#include "sroce_compat.h"
+
 /* Packets a message of @len bytes takes at @mtu; an empty one takes one. */
 static inline u32 sroce_seg_npkts(u32 len, u32 mtu)
 {
@@ -31,7 +33,7 @@ static inline u32 sroce_seg_paylen(u32 len, u32 mtu, u32 idx)
 /*
  * PSNs a send WQE consumes. A READ request is one packet but reserves one
  * PSN per response packet (IBTA vol 1 9.7.1.1.1), an atomic one, and a
- * SEND or WRITE one per packet.
+ * SEND, WRITE or ATOMIC WRITE (8 bytes, one packet) one per packet.
  */
 static inline u32 sroce_seg_npsn(enum ib_wr_opcode op, u32 len, u32 mtu)
 {
@@ -52,6 +54,18 @@ static inline bool sroce_seg_is_rd_atomic(enum ib_wr_opcode op)
 }
 
 /*
+ * The WQE takes one of the responder's READ/atomic resources, so it counts
+ * against the QP's max_rd_atomic and waits behind IB_SEND_FENCE like one:
+ * READs, atomics and ATOMIC WRITE, which the responder keeps so that a
+ * duplicate is answered without being executed again. An ATOMIC WRITE's
+ * answer carries no data: any acknowledgment of its PSN completes it.
+ */
+static inline bool sroce_seg_takes_rd_atomic(enum ib_wr_opcode op)
+{
+	return sroce_seg_is_rd_atomic(op) || op == SROCE_WR_ATOMIC_WRITE;
+}
+
+/*
  * A local operation: executed by the requester in send-queue order, sends
  * nothing and takes no PSN (IBTA 10.8.3.1 memory operations).
  */
@@ -68,10 +82,14 @@ static inline bool sroce_seg_is_local(enum ib_wr_opcode op)
  * @last: the packet ends it
  *
  * Return: the BTH opcode, or -EINVAL for a work request opcode that sends
- * nothing on an RC QP. READ and atomic requests are always one packet.
+ * nothing on an RC QP. READ, atomic and ATOMIC WRITE requests are always
+ * one packet.
  */
 static inline int sroce_seg_opcode(enum ib_wr_opcode op, bool first, bool last)
 {
+	/* Not a case label: 6.1's enum has no such value. */
+	if (op == SROCE_WR_ATOMIC_WRITE)
+		return SROCE_OP_RC_ATOMIC_WRITE;
 	switch (op) {
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
@@ -110,6 +128,9 @@ static inline int sroce_seg_opcode(enum ib_wr_opcode op, bool first, bool last)
 /* The send completion opcode of a WQE. */
 static inline enum ib_wc_opcode sroce_seg_wc_opcode(enum ib_wr_opcode op)
 {
+	/* As rdma_rxe reports it (IB_UVERBS_WC_ATOMIC_WRITE, 6.2 on). */
+	if (op == SROCE_WR_ATOMIC_WRITE)
+		return SROCE_WC_ATOMIC_WRITE;
 	switch (op) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:

@@ -15,12 +15,23 @@
  * num_sge * sge[0].length, so the sum of the copied SGEs is the length of
  * a gathered WQE; the legacy post_send keeps the caller's SGE count in
  * dma.num_sge of an inline WQE, so an inline WQE's length is dma.length
- * alone; and v44 offers ATOMIC_WRITE, which 6.1 (and sroce) do not have.
+ * alone.
+ *
+ * ATOMIC WRITE: wr_atomic_write() (extended QPs) writes wr.rdma's address
+ * and R_Key, the 8 bytes into dma.atomic_wr (where the inline data or the
+ * SGEs would be), dma.length 8 and no SGEs. The legacy post_send has no
+ * case for the opcode (convert_send_wr() in v44 and later): it leaves
+ * wr.rdma zero, so the R_Key is lost, and puts SGEs or inline bytes into
+ * the slot. Such a WQE cannot be executed as meant; upstream rxe sends it
+ * with R_Key 0 and the first 8 bytes of the slot, an SGE's address when
+ * not inline. It is refused here, before anything is sent.
  */
 #include <linux/string.h>
 #include <rdma/ib_verbs.h>
+#include <sroce/wire.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+#include "sroce_compat.h"
 #include "sroce_qp.h"
 
 /* The provider memcpy()s ibv_sge into the ring; we copy them out as ib_sge. */
@@ -59,7 +70,8 @@ static u32 sroce_wqe_allowed_ops(enum ib_qp_type type)
 {
 	switch (type) {
 	case IB_QPT_RC:
-		return SROCE_OPS_RC | SROCE_OPS_MEM_RC;
+		return SROCE_OPS_RC | SROCE_OPS_MEM_RC |
+		       BIT(SROCE_WR_ATOMIC_WRITE);
 	case IB_QPT_UC:
 		return SROCE_OPS_UC | SROCE_OPS_MEM_UC;
 	case IB_QPT_UD:
@@ -81,6 +93,40 @@ static bool sroce_wqe_is_atomic(u32 opcode)
 	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
 }
 
+/*
+ * The ATOMIC WRITE part of a send WQE (see the top of the file): the
+ * address and R_Key from wr.rdma, the value from dma.atomic_wr, kept like
+ * inline data so that the requester sends it as it would 8 inline bytes.
+ * An ATOMIC WRITE moves exactly 8 bytes to an 8-byte aligned address
+ * (IBTA 1.5, Annex A19: oA19-28 and A19.4.2 as rdma_rxe cites them); a
+ * responder refuses anything else with an invalid request NAK, so such a
+ * WQE ends here, locally, and sends nothing.
+ */
+static enum ib_wc_status
+sroce_wqe_parse_atomic_write(struct sroce_swqe *wqe,
+			     const struct rxe_send_wqe *hdr, const u8 *payload,
+			     u32 max_sge, u32 max_inline)
+{
+	u32 room = max_t(u32, max_sge * sizeof(struct rxe_sge), max_inline);
+
+	/* SGEs or inline bytes: the legacy post_send, which lost the R_Key. */
+	if (hdr->dma.num_sge)
+		return IB_WC_LOC_QP_OP_ERR;
+	/* A slot with less room cannot hold the value. */
+	if (hdr->dma.length != SROCE_ATOMIC_WRITE_BYTES ||
+	    room < SROCE_ATOMIC_WRITE_BYTES)
+		return IB_WC_LOC_LEN_ERR;
+	if (!IS_ALIGNED(hdr->wr.wr.rdma.remote_addr, SROCE_ATOMIC_WRITE_BYTES))
+		return IB_WC_LOC_QP_OP_ERR;
+
+	wqe->remote_addr = hdr->wr.wr.rdma.remote_addr;
+	wqe->rkey = hdr->wr.wr.rdma.rkey;
+	wqe->inline_data = true;
+	wqe->length = SROCE_ATOMIC_WRITE_BYTES;
+	memcpy(wqe->inline_buf, payload, SROCE_ATOMIC_WRITE_BYTES);
+	return IB_WC_SUCCESS;
+}
+
 /**
  * sroce_wqe_parse_send() - copy and validate one send WQE
  * @wqe: the kernel copy to fill in (room for the QP's shadow slot)
@@ -94,8 +140,9 @@ static bool sroce_wqe_is_atomic(u32 opcode)
  * wr_id, opcode, send_flags and the error status, with no SGEs and length 0.
  *
  * Return: IB_WC_SUCCESS, IB_WC_LOC_QP_OP_ERR (opcode or inline flag not
- * allowed) or IB_WC_LOC_LEN_ERR (SGE count or a length out of bounds); the
- * same value is stored in wqe->status.
+ * allowed; an ATOMIC WRITE with SGEs or a misaligned address) or
+ * IB_WC_LOC_LEN_ERR (SGE count or a length out of bounds); the same value
+ * is stored in wqe->status.
  */
 enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
 				       const void *slot, enum ib_qp_type type,
@@ -119,7 +166,12 @@ enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
 		goto bad;
 	}
 
-	if (wqe->send_flags & IB_SEND_INLINE) {
+	if (hdr.wr.opcode == SROCE_WR_ATOMIC_WRITE) {
+		status = sroce_wqe_parse_atomic_write(wqe, &hdr, payload,
+						      max_sge, max_inline);
+		if (status != IB_WC_SUCCESS)
+			goto bad;
+	} else if (wqe->send_flags & IB_SEND_INLINE) {
 		if (!(SROCE_OPS_INLINE & BIT(hdr.wr.opcode))) {
 			status = IB_WC_LOC_QP_OP_ERR;
 			goto bad;

@@ -1,13 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers shared by the KUnit suites: whether an access through a key
- * would be granted now, asked the way the data path asks it.
+ * Helpers shared by the KUnit suites: a device for the MR code and DMA MRs
+ * on it; whether an access through a key would be granted now, asked the
+ * way the data path asks it.
  */
 #ifndef _SROCE_KUNIT_H
 #define _SROCE_KUNIT_H
 
+#include <kunit/test.h>
+#include <linux/err.h>
+
+#include "sroce_dev.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
+
+/*
+ * A device with just what the MR code uses (room for 16 MRs), and the PDs
+ * @pd and @other_pd on it; sroce_mr_cleanup() it at the end.
+ */
+static inline struct sroce_dev *mr_test_dev(struct kunit *test,
+					    struct ib_pd *pd,
+					    struct ib_pd *other_pd)
+{
+	struct sroce_dev *sdev = kunit_kzalloc(test, sizeof(*sdev), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, sdev);
+	sdev->attr.max_mr = 16;
+	sroce_mr_init(sdev);
+	pd->device = &sdev->ibdev;
+	other_pd->device = &sdev->ibdev;
+	return sdev;
+}
+
+static inline struct sroce_mr *dma_mr(struct kunit *test, struct ib_pd *pd,
+				      int access)
+{
+	struct ib_mr *ibmr = sroce_get_dma_mr(pd, access);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
+	/* What ib_get_dma_mr() fills in around the driver. */
+	ibmr->device = pd->device;
+	ibmr->pd = pd;
+	return to_smr(ibmr);
+}
 
 /* An access through the MR key @key (sroce_mr_access()), checked only. */
 static inline bool key_ok(struct sroce_dev *sdev, struct ib_pd *pd, u32 key,

@@ -43,12 +43,7 @@ static int mw_test_init(struct kunit *test)
 	struct mw_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->sdev = kunit_kzalloc(test, sizeof(*t->sdev), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->sdev);
-	t->sdev->attr.max_mr = 16;
-	sroce_mr_init(t->sdev);
-	t->pd.device = &t->sdev->ibdev;
-	t->other_pd.device = &t->sdev->ibdev;
+	t->sdev = mr_test_dev(test, &t->pd, &t->other_pd);
 	t->qp = mw_test_qp(test, &t->pd, 17);
 	t->qp2 = mw_test_qp(test, &t->pd, 18);
 	t->other_qp = mw_test_qp(test, &t->other_pd, 19);
@@ -108,17 +103,6 @@ static struct sroce_mr *fast_mr(struct kunit *test, struct ib_pd *pd,
 	ibmr->device = pd->device;
 	ibmr->pd = pd;
 	ibmr->type = IB_MR_TYPE_MEM_REG;
-	return to_smr(ibmr);
-}
-
-static struct sroce_mr *dma_mr(struct kunit *test, struct ib_pd *pd,
-			       int access)
-{
-	struct ib_mr *ibmr = sroce_get_dma_mr(pd, access);
-
-	KUNIT_ASSERT_FALSE(test, IS_ERR(ibmr));
-	ibmr->device = pd->device;
-	ibmr->pd = pd;
 	return to_smr(ibmr);
 }
 

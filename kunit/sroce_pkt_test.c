@@ -259,6 +259,15 @@ static const struct layout_case layout_cases[] = {
 		.hdr_len	= 16,
 	},
 	{
+		.opcode		= SROCE_OP_RC_ATOMIC_WRITE,
+		.name		= "RC_ATOMIC_WRITE",
+		.flags		= SROCE_OPF_REQ | SROCE_OPF_WRITE |
+				  SROCE_OPF_ATOMIC | SROCE_OPF_ONLY |
+				  SROCE_OPF_PAYLOAD,
+		.off		= { [SROCE_HDR_RETH] = 12 },
+		.hdr_len	= 28,
+	},
+	{
 		.opcode		= SROCE_OP_UC_SEND_FIRST,
 		.name		= "UC_SEND_FIRST",
 		.flags		= SROCE_OPF_REQ | SROCE_OPF_SEND |
@@ -734,6 +743,52 @@ static void parse_returns_what_build_wrote(struct kunit *test)
 				TEST_INV_RKEY);
 }
 
+/*
+ * An RDMA ATOMIC WRITE as the requester builds it: BTH with AckReq, RETH
+ * naming 8 bytes, the 8 bytes as they were in the WQE, no pad; and what
+ * the responder parses out of it (ICRC after the payload).
+ */
+static void atomic_write_packet_bytes(struct kunit *test)
+{
+	static const u8 want[] = {
+		0x1d, 0x00, 0xff, 0xff, 0x00, 0x00, 0x12, 0x34,
+		0x80, 0x65, 0x43, 0x21,
+		0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xe8,
+		0x89, 0xab, 0xcd, 0xef, 0x00, 0x00, 0x00, 0x08,
+		0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18,
+	};
+	const struct sroce_bth_fields f = {
+		.opcode		= SROCE_OP_RC_ATOMIC_WRITE,
+		.pkey		= SROCE_DEFAULT_PKEY,
+		.qpn		= 0x1234,
+		.ack_req	= true,
+		.psn		= 0x654321,
+	};
+	u8 buf[TEST_BUF_BYTES] = {};
+	struct sroce_pkt pkt;
+	int len;
+
+	len = sroce_pkt_build_hdrs(buf, &f);
+	KUNIT_ASSERT_EQ(test, len, SROCE_BTH_BYTES + SROCE_RETH_BYTES);
+	sroce_reth_set((void *)(buf + SROCE_BTH_BYTES), TEST_VA & ~7ULL,
+		       TEST_RKEY, SROCE_ATOMIC_WRITE_BYTES);
+	memcpy(buf + len, want + len, SROCE_ATOMIC_WRITE_BYTES);
+	expect_bytes(test, buf, want, sizeof(want));
+
+	KUNIT_ASSERT_EQ(test, sroce_pkt_parse(buf, sizeof(want) +
+					      SROCE_ICRC_BYTES, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.opcode, 0x1d);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 8U);
+	KUNIT_EXPECT_EQ(test, pkt.pad, 0);
+	KUNIT_EXPECT_EQ(test, pkt.psn, 0x654321U);
+	KUNIT_EXPECT_EQ(test, sroce_reth_va(sroce_pkt_reth(&pkt)),
+			0x0123456789abcde8ULL);
+	KUNIT_EXPECT_EQ(test, sroce_reth_len(sroce_pkt_reth(&pkt)), 8U);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_pkt_payload(&pkt),
+			    (const void *)(buf + 28));
+	KUNIT_EXPECT_NULL(test, sroce_pkt_atmeth(&pkt));
+}
+
 static void parse_accepts_hardware_cnp(struct kunit *test)
 {
 	const struct sroce_bth *bth;
@@ -833,9 +888,9 @@ struct malformed_case {
 static const struct malformed_case malformed_cases[] = {
 	{ "reserved opcode 0x15", 0x15, 0, 0, 32, SROCE_PKT_BAD_OPCODE },
 	{ "reserved opcode 0x18", 0x18, 0, 0, 32, SROCE_PKT_BAD_OPCODE },
-	{ "FLUSH 0x1c, unknown to the 6.1 peer", 0x1c, 0, 0, 32,
+	{ "FLUSH 0x1c, not implemented", 0x1c, 0, 0, 32,
 	  SROCE_PKT_BAD_OPCODE },
-	{ "ATOMIC WRITE 0x1d, unknown to the 6.1 peer", 0x1d, 0, 0, 32,
+	{ "UC has no ATOMIC WRITE (0x3d)", 0x3d, 0, 0, 44,
 	  SROCE_PKT_BAD_OPCODE },
 	{ "UC has no READ REQUEST (0x2c)", 0x2c, 0, 0, 32,
 	  SROCE_PKT_BAD_OPCODE },
@@ -1009,6 +1064,7 @@ static struct kunit_case sroce_pkt_cases[] = {
 	KUNIT_CASE(ieth_has_wire_layout),
 	KUNIT_CASE(deth_has_wire_layout),
 	KUNIT_CASE_PARAM(parse_returns_what_build_wrote, layout_gen_params),
+	KUNIT_CASE(atomic_write_packet_bytes),
 	KUNIT_CASE(parse_accepts_hardware_cnp),
 	KUNIT_CASE(build_cnp_matches_hardware),
 	KUNIT_CASE(parse_accepts_scapy_uc_send),

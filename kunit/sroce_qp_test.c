@@ -179,6 +179,22 @@ static void qp_fixture_cleanup(struct qp_fixture *f)
 	sroce_queue_cleanup(&f->cq->queue);
 }
 
+/* The QP's flush work completes @wr_id on the CQ, as flushed. */
+static void expect_flushed(struct kunit *test, struct qp_fixture *f,
+			   u64 wr_id)
+{
+	struct ib_wc wc;
+	int n;
+
+	flush_work(&f->qp->flush_work);
+	n = sroce_poll_cq(&f->cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, wr_id);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+}
+
 static void qp_post_send_in_err_irqs_off(struct kunit *test)
 {
 	struct ib_send_wr wr = {
@@ -207,13 +223,7 @@ static void qp_post_send_in_err_irqs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 0);
 
 	/* The QP's work flushes it. */
-	flush_work(&f.qp->flush_work);
-	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
-	KUNIT_EXPECT_EQ(test, n, 1);
-	if (n == 1) {
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x5e4dULL);
-		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
-	}
+	expect_flushed(test, &f, 0x5e4d);
 	qp_fixture_cleanup(&f);
 }
 
@@ -235,13 +245,7 @@ static void qp_post_recv_in_err_irqs_off(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, n, 0);
 
-	flush_work(&f.qp->flush_work);
-	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
-	KUNIT_EXPECT_EQ(test, n, 1);
-	if (n == 1) {
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x7ec0ULL);
-		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
-	}
+	expect_flushed(test, &f, 0x7ec0);
 
 	/* With interrupts on the flush runs right away, as before. */
 	wr.wr_id = 0x7ec1;

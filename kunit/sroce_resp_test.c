@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the responder's decisions: PSN classes and the
- * NAK-once rule, opcode sequences, access and length checks and the NAK
+ * NAK-once rule, when a coalesced ACK goes, opcode sequences, access and length checks and the NAK
  * each earns, AETH syndromes on the wire, READ response segmentation, and
  * the READ/ATOMIC replay ring that keeps atomics from running twice.
  */
@@ -68,6 +68,20 @@ static void psn_out_of_sequence(struct kunit *test)
 	nak_sent = false;
 	KUNIT_EXPECT_EQ(test, sroce_resp_psn_check(0, 0xffffff, &nak_sent),
 			SROCE_RESP_PSN_NAK_SEQ);
+}
+
+static void ack_due(struct kunit *test)
+{
+	/* Nothing owed: nothing goes, whatever waits. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(false, false, 0));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(false, true, 100));
+	/* Owed and nothing queued: at once. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, false, 1));
+	/* Behind a backlog: after 16 requests executed, not before. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(true, true, 1));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(true, true, 15));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, true, 16));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, true, 17));
 }
 
 static void opseq(struct kunit *test)
@@ -155,6 +169,95 @@ static void access_checks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, 0, 0x80000000u), 0);
 	KUNIT_EXPECT_EQ(test, sroce_resp_access_nak(rd, all, 0, 0x80000001u),
 			SROCE_AETH_NAK_INVALID_REQ);
+}
+
+/*
+ * ATOMIC WRITE before its R_Key: remote write on the QP, 8-byte alignment
+ * (invalid request, as for atomics), exactly 8 bytes named and carried
+ * without pad; then the R_Key's verdict; each as the NAK byte it becomes.
+ */
+static void atomic_write_checks(struct kunit *test)
+{
+	int all = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+		  IB_ACCESS_REMOTE_ATOMIC;
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1008, 8, 8, 0),
+			0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(IB_ACCESS_REMOTE_WRITE,
+							  0x1000, 8, 8, 0), 0);
+	/* Atomic rights do not do: it is a write. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(IB_ACCESS_REMOTE_ATOMIC |
+							  IB_ACCESS_REMOTE_READ,
+							  0x1000, 8, 8, 0),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1004, 8, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1001, 8, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	/* The QP's rights are checked before the alignment. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(0, 0x1001, 8, 8, 0),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 4, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 16, 8, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 0, 0, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 4, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 12, 0),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 8, 1),
+			SROCE_AETH_NAK_INVALID_REQ);
+	/* The last 8 bytes of the address space, and past them. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, ~7ULL, 8, 8, 0),
+			0);
+
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(0), 0);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EACCES),
+			SROCE_AETH_NAK_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EINVAL),
+			SROCE_AETH_NAK_INVALID_REQ);
+	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EOPNOTSUPP),
+			SROCE_AETH_NAK_INVALID_REQ);
+
+	/* The syndromes on the wire: NAK type 11b, then the code. */
+	KUNIT_EXPECT_EQ(test, sroce_resp_syndrome_nak(SROCE_AETH_NAK_INVALID_REQ),
+			0x61);
+	KUNIT_EXPECT_EQ(test,
+			sroce_resp_syndrome_nak(SROCE_AETH_NAK_REM_ACCESS_ERR),
+			0x62);
+}
+
+/*
+ * An ATOMIC WRITE keeps its own entry: a duplicate finds it, by PSN and
+ * type, and is answered without being executed again; no READ or ATOMIC
+ * duplicate at that PSN takes it for its own.
+ */
+static void atomic_write_replay(struct kunit *test)
+{
+	struct sroce_resp_res *ring, *aw;
+	u32 head = 0;
+
+	ring = kunit_kcalloc(test, SROCE_RESP_MAX_RES, sizeof(*ring),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+
+	aw = sroce_resp_res_alloc(ring, &head, 4);
+	KUNIT_ASSERT_NOT_NULL(test, aw);
+	aw->type = SROCE_RESP_RES_ATOMIC_WRITE;
+	aw->first_psn = 0xfffffe;
+	aw->last_psn = 0xfffffe;
+
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(ring, 0xfffffe,
+						      SROCE_RESP_RES_ATOMIC_WRITE),
+			    aw);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xffffff,
+						    SROCE_RESP_RES_ATOMIC_WRITE));
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xfffffe,
+						    SROCE_RESP_RES_ATOMIC));
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xfffffe,
+						    SROCE_RESP_RES_READ));
 }
 
 static void lengths(struct kunit *test)
@@ -347,8 +450,11 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(psn_expected),
 	KUNIT_CASE(psn_duplicate),
 	KUNIT_CASE(psn_out_of_sequence),
+	KUNIT_CASE(ack_due),
 	KUNIT_CASE(opseq),
 	KUNIT_CASE(access_checks),
+	KUNIT_CASE(atomic_write_checks),
+	KUNIT_CASE(atomic_write_replay),
 	KUNIT_CASE(lengths),
 	KUNIT_CASE(read_segmentation),
 	KUNIT_CASE(aeth_encode),

@@ -141,6 +141,31 @@ static void seg_opcodes(struct kunit *test)
 			IB_WC_FETCH_ADD);
 }
 
+/*
+ * ATOMIC WRITE: one packet (0x1d) and one PSN whatever the MTU, counted
+ * against max_rd_atomic but answered by no data, completed as rdma_rxe
+ * reports it.
+ */
+static void seg_atomic_write(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sroce_seg_opcode(SROCE_WR_ATOMIC_WRITE, true,
+					       true), 0x1d);
+	KUNIT_EXPECT_EQ(test, sroce_seg_npsn(SROCE_WR_ATOMIC_WRITE, 8, 256),
+			1U);
+	KUNIT_EXPECT_EQ(test, sroce_seg_npsn(SROCE_WR_ATOMIC_WRITE, 8, 4096),
+			1U);
+	KUNIT_EXPECT_FALSE(test, sroce_seg_is_rd_atomic(SROCE_WR_ATOMIC_WRITE));
+	KUNIT_EXPECT_TRUE(test, sroce_seg_takes_rd_atomic(SROCE_WR_ATOMIC_WRITE));
+	KUNIT_EXPECT_TRUE(test, sroce_seg_takes_rd_atomic(IB_WR_RDMA_READ));
+	KUNIT_EXPECT_TRUE(test,
+			  sroce_seg_takes_rd_atomic(IB_WR_ATOMIC_CMP_AND_SWP));
+	KUNIT_EXPECT_FALSE(test, sroce_seg_takes_rd_atomic(IB_WR_RDMA_WRITE));
+	KUNIT_EXPECT_FALSE(test, sroce_seg_takes_rd_atomic(IB_WR_SEND));
+	KUNIT_EXPECT_FALSE(test, sroce_seg_is_local(SROCE_WR_ATOMIC_WRITE));
+	KUNIT_EXPECT_EQ(test, (u32)sroce_seg_wc_opcode(SROCE_WR_ATOMIC_WRITE),
+			9U);
+}
+
 static void seg_aeth(struct kunit *test)
 {
 	enum ib_wc_status st = IB_WC_SUCCESS;
@@ -220,6 +245,7 @@ static struct kunit_case sroce_seg_cases[] = {
 	KUNIT_CASE(seg_counts),
 	KUNIT_CASE(seg_npsn),
 	KUNIT_CASE(seg_opcodes),
+	KUNIT_CASE(seg_atomic_write),
 	KUNIT_CASE(seg_aeth),
 	KUNIT_CASE(seg_timers),
 	KUNIT_CASE(seg_stall_grace),

@@ -2,15 +2,17 @@
 /*
  * KUnit tests for copying work requests out of the rxe rings: valid send
  * and receive WQEs as the v44 provider writes them (including its
- * multi-SGE length bug and its inline SGE count), and hostile ones (bad or
- * disallowed opcodes, SGE counts, inline and total lengths, garbage in the
- * scratch fields, a producer index moved backwards).
+ * multi-SGE length bug and its inline SGE count, ATOMIC WRITE from both of
+ * its post paths), and hostile ones (bad or disallowed opcodes, SGE
+ * counts, inline and total lengths, garbage in the scratch fields, a
+ * producer index moved backwards).
  */
 #include <kunit/test.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+#include "sroce_compat.h"
 #include "sroce_qp.h"
 
 #define TEST_MAX_SGE		4
@@ -37,6 +39,8 @@ static int wqe_test_init(struct kunit *test)
 	t->wqe = kunit_kzalloc(test, sizeof(*t->wqe) + TEST_ROOM, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, t->slot);
 	KUNIT_ASSERT_NOT_NULL(test, t->wqe);
+	/* Every case parses this WQE: its wr_id must come through, refused or not. */
+	t->slot->wr.wr_id = TEST_WR_ID;
 	test->priv = t;
 	return 0;
 }
@@ -70,7 +74,6 @@ static void send_with_two_sges(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_SEND_WITH_IMM;
 	w->wr.send_flags = IB_SEND_SIGNALED | IB_SEND_SOLICITED;
 	w->wr.ex.imm_data = cpu_to_be32(0xdeadbeef);
@@ -103,7 +106,6 @@ static void sge_sum_beats_provider_length(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->dma.num_sge = 3;
 	w->dma.length = 3 * 10;
@@ -125,7 +127,6 @@ static void scratch_fields_are_ignored(struct kunit *test)
 	clean = kunit_kzalloc(test, sizeof(*clean) + TEST_ROOM, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, clean);
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->wr.wr.rdma.remote_addr = TEST_VA;
 	w->wr.wr.rdma.rkey = TEST_RKEY;
@@ -164,7 +165,6 @@ static void inline_send(struct kunit *test)
 	struct rxe_send_wqe *w = t->slot;
 	u32 i;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_SEND;
 	w->wr.send_flags = IB_SEND_INLINE;
 	w->dma.num_sge = 200;
@@ -185,7 +185,6 @@ static void inline_too_long(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->wr.send_flags = IB_SEND_INLINE;
 	w->dma.length = TEST_MAX_INLINE + 1;
@@ -200,7 +199,6 @@ static void inline_only_for_sends_and_writes(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.send_flags = IB_SEND_INLINE;
 	w->dma.length = 8;
 	w->wr.opcode = IB_WR_RDMA_READ;
@@ -212,7 +210,7 @@ static void inline_only_for_sends_and_writes(struct kunit *test)
 static const u32 bad_rc_opcodes[] = {
 	IB_WR_LSO, IB_WR_RDMA_READ_WITH_INV,
 	IB_WR_MASKED_ATOMIC_CMP_AND_SWP, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD,
-	15 /* IBV_WR_ATOMIC_WRITE, offered by provider v44 */,
+	14 /* IBV_WR_FLUSH */,
 	IB_WR_REG_MR /* kernel only: would carry a kernel pointer */,
 	IB_WR_REG_MR_INTEGRITY, 31, 32, 0x7fffffff, 0xffffffff,
 };
@@ -223,7 +221,6 @@ static void bad_opcodes_are_rejected(struct kunit *test)
 	struct rxe_send_wqe *w = t->slot;
 	u32 i;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->dma.num_sge = 1;
 	set_sge(w, 0, 0x1000, 8, 1);
 	for (i = 0; i < ARRAY_SIZE(bad_rc_opcodes); i++) {
@@ -239,7 +236,6 @@ static void memory_ops(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_LOCAL_INV;
 	w->wr.ex.invalidate_rkey = 0x12345678;
 	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
@@ -283,8 +279,6 @@ static void opcode_allowed_per_qp_type(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
-
 	w->wr.opcode = IB_WR_RDMA_READ;
 	expect_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
 	w->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
@@ -312,7 +306,6 @@ static void too_many_sges(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_SEND;
 	w->dma.num_sge = TEST_MAX_SGE + 1;
 	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
@@ -329,7 +322,6 @@ static void total_length_limits(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_WRITE;
 	w->dma.num_sge = 4;
 	/* 4 * 0xffffffff: would wrap a u32 sum to a small value. */
@@ -354,7 +346,6 @@ static void atomics(struct kunit *test)
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_ATOMIC_CMP_AND_SWP;
 	w->wr.wr.atomic.remote_addr = TEST_VA;
 	w->wr.wr.atomic.compare_add = TEST_COMPARE;
@@ -384,13 +375,129 @@ static void atomics(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
 }
 
+/* The ABI values rdma-core 44 uses, on 6.1 as on 6.2 and later. */
+static void atomic_write_abi_values(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, (u32)SROCE_WR_ATOMIC_WRITE, 15U);
+	KUNIT_EXPECT_EQ(test, (u32)SROCE_WC_ATOMIC_WRITE, 9U);
+	KUNIT_EXPECT_EQ(test, (u64)SROCE_DEVICE_ATOMIC_WRITE, 1ULL << 40);
+}
+
+#define TEST_AW_VA		0x0123456789abcde8ULL
+static const u8 test_aw_value[8] = {
+	0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18,
+};
+
+/* What provider v44's wr_atomic_write() writes (memset first). */
+static void atomic_write_slot(struct rxe_send_wqe *w)
+{
+	memset(w, 0, sizeof(*w) + TEST_ROOM);
+	w->wr.wr_id = TEST_WR_ID;
+	w->wr.opcode = SROCE_WR_ATOMIC_WRITE;
+	w->wr.send_flags = IB_SEND_SIGNALED;
+	w->wr.wr.rdma.remote_addr = TEST_AW_VA;
+	w->wr.wr.rdma.rkey = TEST_RKEY;
+	memcpy(w->dma.inline_data, test_aw_value, sizeof(test_aw_value));
+	w->dma.length = 8;
+	w->dma.resid = 8;
+	w->iova = TEST_AW_VA;
+}
+
+static void atomic_write_from_wr_atomic_write(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	atomic_write_slot(w);
+	/* Scratch fields the provider or rxe would use are not read. */
+	w->dma.cur_sge = 0xffffffff;
+	w->dma.sge_offset = 0xffffffff;
+	w->iova = TEST_IOVA;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, t->wqe->wr_id, TEST_WR_ID);
+	KUNIT_EXPECT_EQ(test, (u32)t->wqe->opcode, 15U);
+	KUNIT_EXPECT_EQ(test, t->wqe->send_flags, (u32)IB_SEND_SIGNALED);
+	KUNIT_EXPECT_EQ(test, t->wqe->remote_addr, TEST_AW_VA);
+	KUNIT_EXPECT_EQ(test, t->wqe->rkey, (u32)TEST_RKEY);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 8U);
+	KUNIT_EXPECT_EQ(test, t->wqe->num_sge, 0U);
+	KUNIT_EXPECT_TRUE(test, t->wqe->inline_data);
+	KUNIT_EXPECT_EQ(test, memcmp(t->wqe->inline_buf, test_aw_value, 8), 0);
+	KUNIT_EXPECT_EQ(test, t->wqe->status, IB_WC_SUCCESS);
+
+	/* The inline flag changes nothing: the value is in the WQE anyway. */
+	w->wr.send_flags |= IB_SEND_INLINE;
+	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, memcmp(t->wqe->inline_buf, test_aw_value, 8), 0);
+
+	/* A slot of 8 bytes (no SGEs, 8 inline) is room enough. */
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_send(t->wqe, w, IB_QPT_RC, 0, 8),
+			IB_WC_SUCCESS);
+}
+
+static void expect_aw_rejected(struct kunit *test, struct wqe_test *t,
+			       enum ib_qp_type type, enum ib_wc_status want)
+{
+	expect_rejected(test, t, type, want);
+	KUNIT_EXPECT_EQ(test, (u32)t->wqe->opcode, 15U);
+}
+
+static void atomic_write_refused(struct kunit *test)
+{
+	struct wqe_test *t = test->priv;
+	struct rxe_send_wqe *w = t->slot;
+
+	/* The legacy post_send: SGE list, wr.rdma left zero. */
+	atomic_write_slot(w);
+	w->wr.wr.rdma.remote_addr = 0;
+	w->wr.wr.rdma.rkey = 0;
+	w->dma.num_sge = 1;
+	set_sge(w, 0, 0x1000, 8, 5);
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+	/* ... and its inline form, which keeps the caller's SGE count. */
+	atomic_write_slot(w);
+	w->wr.send_flags |= IB_SEND_INLINE;
+	w->dma.num_sge = 1;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+
+	/* Exactly 8 bytes. */
+	atomic_write_slot(w);
+	w->dma.length = 4;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->dma.length = 16;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->dma.length = 0;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+
+	/* An 8-byte aligned target. */
+	atomic_write_slot(w);
+	w->wr.wr.rdma.remote_addr = TEST_AW_VA + 4;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+	w->wr.wr.rdma.remote_addr = TEST_AW_VA + 1;
+	expect_aw_rejected(test, t, IB_QPT_RC, IB_WC_LOC_QP_OP_ERR);
+
+	/* A slot without room for the value is never read past. */
+	atomic_write_slot(w);
+	KUNIT_EXPECT_EQ(test, sroce_wqe_parse_send(t->wqe, w, IB_QPT_RC, 0, 7),
+			IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 0U);
+
+	/* RC only, as in IBTA and rdma_rxe. */
+	atomic_write_slot(w);
+	expect_aw_rejected(test, t, IB_QPT_UC, IB_WC_LOC_QP_OP_ERR);
+	expect_aw_rejected(test, t, IB_QPT_UD, IB_WC_LOC_QP_OP_ERR);
+	KUNIT_EXPECT_TRUE(test, sroce_wqe_opcode_ok(IB_QPT_RC,
+						    SROCE_WR_ATOMIC_WRITE));
+	KUNIT_EXPECT_FALSE(test, sroce_wqe_opcode_ok(IB_QPT_UC,
+						     SROCE_WR_ATOMIC_WRITE));
+}
+
 /* The RDMA target comes from wr.rdma, not the iova scratch field. */
 static void rdma_target_from_wr(struct kunit *test)
 {
 	struct wqe_test *t = test->priv;
 	struct rxe_send_wqe *w = t->slot;
 
-	w->wr.wr_id = TEST_WR_ID;
 	w->wr.opcode = IB_WR_RDMA_READ;
 	w->wr.wr.rdma.remote_addr = TEST_VA;
 	w->wr.wr.rdma.rkey = TEST_RKEY;
@@ -448,33 +555,58 @@ static void recv_wqes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->length, 0U);
 }
 
-/* A ring as create_qp builds it, driven through sroce_sq_fetch(). */
-static void sq_fetch_follows_the_producer(struct kunit *test)
+/*
+ * An RC QP with a send ring of *@depth WQEs as create_qp builds it, a user
+ * ring (IB_WR_REG_MR is refused there), and its shadow ring; *@depth
+ * becomes the depth sroce_queue_init() gave it. sroce_queue_cleanup() the
+ * ring at the end.
+ */
+static struct sroce_qp *user_sq_qp(struct kunit *test, u32 *depth)
 {
 	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
-	struct sroce_queue *q;
-	struct rxe_send_wqe *w;
-	u32 depth = 7, i, n;
 
 	KUNIT_ASSERT_NOT_NULL(test, qp);
 	qp->ibqp.qp_type = IB_QPT_RC;
-	/* A user ring: IB_WR_REG_MR is refused there. */
 	qp->user = true;
 	spin_lock_init(&qp->sq.lock);
-	q = &qp->sq.queue;
-	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
-					       sizeof(*w) + TEST_ROOM,
+	KUNIT_ASSERT_EQ(test, sroce_queue_init(&qp->sq.queue, NULL, depth,
+					       sizeof(struct rxe_send_wqe) +
+					       TEST_ROOM,
 					       SROCE_QUEUE_FROM_USER), 0);
+	qp->sq.max_sge = TEST_MAX_SGE;
+	qp->sq.max_inline = TEST_MAX_INLINE;
+	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
+	qp->sq.shadow = kunit_kcalloc(test, *depth + 1,
+				      qp->sq.shadow_elem_size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
+	return qp;
+}
+
+/* sroce_sq_fetch() under sq.lock, as the doorbell calls it. */
+static u32 sq_fetch(struct sroce_qp *qp)
+{
+	u32 n;
+
+	spin_lock(&qp->sq.lock);
+	n = sroce_sq_fetch(qp);
+	spin_unlock(&qp->sq.lock);
+	return n;
+}
+
+/* A ring as create_qp builds it, driven through sroce_sq_fetch(). */
+static void sq_fetch_follows_the_producer(struct kunit *test)
+{
+	struct sroce_queue *q;
+	struct rxe_send_wqe *w;
+	struct sroce_qp *qp;
+	u32 depth = 7, i, n;
+
+	qp = user_sq_qp(test, &depth);
+	q = &qp->sq.queue;
 	KUNIT_EXPECT_EQ(test, depth, 7U);
 	KUNIT_EXPECT_EQ(test, q->buf->index_mask, 7U);
 	KUNIT_EXPECT_EQ(test, q->buf->log2_elem_size, 9U);
-	qp->sq.max_sge = TEST_MAX_SGE;
-	qp->sq.max_inline = TEST_MAX_INLINE;
 	qp->sq.sig_all = true;
-	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
-	qp->sq.shadow = kunit_kcalloc(test, 8, qp->sq.shadow_elem_size,
-				      GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
 
 	for (i = 0; i < 3; i++) {
 		w = (void *)(q->buf->data + (i << q->log2_elem_size));
@@ -483,9 +615,7 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 	}
 	q->buf->producer_index = 3;
 
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 3U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 3U);
 	KUNIT_EXPECT_EQ(test, sroce_sq_wqe(qp, 0)->wr_id, 0ULL);
@@ -502,17 +632,13 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 
 	/* A producer index moved back into taken WQEs is ignored ... */
 	q->buf->producer_index = 1;
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 0U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 3U);
 
 	/* ... and an unmasked one is masked. */
 	q->buf->producer_index = 0xfffffff8 | 4;
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 1U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 4U);
 
@@ -522,9 +648,7 @@ static void sq_fetch_follows_the_producer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, q->buf->consumer_index, 2U);
 	q->buf->producer_index = 1;
 	KUNIT_EXPECT_EQ(test, sroce_queue_count(q), 7U);
-	spin_lock(&qp->sq.lock);
-	n = sroce_sq_fetch(qp);
-	spin_unlock(&qp->sq.lock);
+	n = sq_fetch(qp);
 	KUNIT_EXPECT_EQ(test, n, 5U);
 	KUNIT_EXPECT_EQ(test, qp->sq.head, 1U);
 
@@ -566,25 +690,13 @@ static void sq_fetch_count_rule(struct kunit *test)
  */
 static void sq_fetch_is_bounded(struct kunit *test)
 {
-	struct sroce_qp *qp = kunit_kzalloc(test, sizeof(*qp), GFP_KERNEL);
 	struct sroce_queue *q;
 	struct rxe_send_wqe *w;
+	struct sroce_qp *qp;
 	u32 depth = 255, i, n, total = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, qp);
-	qp->ibqp.qp_type = IB_QPT_RC;
-	qp->user = true;
-	spin_lock_init(&qp->sq.lock);
+	qp = user_sq_qp(test, &depth);
 	q = &qp->sq.queue;
-	KUNIT_ASSERT_EQ(test, sroce_queue_init(q, NULL, &depth,
-					       sizeof(*w) + TEST_ROOM,
-					       SROCE_QUEUE_FROM_USER), 0);
-	qp->sq.max_sge = TEST_MAX_SGE;
-	qp->sq.max_inline = TEST_MAX_INLINE;
-	qp->sq.shadow_elem_size = sizeof(struct sroce_swqe) + TEST_ROOM;
-	qp->sq.shadow = kunit_kcalloc(test, depth + 1,
-				      qp->sq.shadow_elem_size, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, qp->sq.shadow);
 
 	for (i = 0; i < 200; i++) {
 		w = (void *)(q->buf->data + (i << q->log2_elem_size));
@@ -594,9 +706,7 @@ static void sq_fetch_is_bounded(struct kunit *test)
 	q->buf->producer_index = 200;
 
 	do {
-		spin_lock(&qp->sq.lock);
-		n = sroce_sq_fetch(qp);
-		spin_unlock(&qp->sq.lock);
+		n = sq_fetch(qp);
 		KUNIT_EXPECT_LE(test, n, (u32)SROCE_SQ_FETCH_BATCH);
 		total += n;
 	} while (n && total < 1000);
@@ -621,6 +731,9 @@ static struct kunit_case sroce_wqe_cases[] = {
 	KUNIT_CASE(too_many_sges),
 	KUNIT_CASE(total_length_limits),
 	KUNIT_CASE(atomics),
+	KUNIT_CASE(atomic_write_abi_values),
+	KUNIT_CASE(atomic_write_from_wr_atomic_write),
+	KUNIT_CASE(atomic_write_refused),
 	KUNIT_CASE(rdma_target_from_wr),
 	KUNIT_CASE(recv_wqes),
 	KUNIT_CASE(sq_fetch_follows_the_producer),

@@ -23,7 +23,9 @@
 #            SRQ/UC API test, the SQE/SQD test) sroce<->sroce and
 #            sroce<->rdma_rxe; memory
 #            windows and memory operations from userspace; NVMe over
-#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification; a
+#            Fabrics (nvmet-rdma, nvme-rdma) with fio verification;
+#            network namespaces (devices inside them, moved with their
+#            netdevs and in exclusive mode, deleted under load); a
 #            hostile hand-made peer (silent mid-message, keys revoked
 #            mid-message, duplicates after a READ, READs resumed,
 #            endless NAKs, a stack that drops everything); random verbs
@@ -32,14 +34,15 @@
 #            corruption and a link flap, sroce<->sroce and
 #            sroce<->rdma_rxe (the long form is `make faults`); teardown
 #            under load, one round (`make stress`: 50)
+#   debug    the debug kernel (scripts/debug-kernel.sh: KASAN, lockdep,
+#            kmemleak, ...) and sroce.ko built against it, then a subset
+#            of the guest tests on it (DEBUG_SUBSET, steps debug-NAME):
+#            smoke, RC sroce<->sroce and sroce<->rdma_rxe, rdma_cm, fuzz
+#            quick, the hostile peer and teardown
 #
-# scripts/check.sh --debug [NAME...] (make check-debug) builds the debug
-# kernel (scripts/debug-kernel.sh: KASAN, lockdep, kmemleak, ...) and
-# sroce.ko against it, and runs every guest test, or the NAMEd ones
-# (smoke, rc-sroce, ...), on it instead, as steps debug-NAME. make check
-# does not run them yet: about one debug guest boot in ten hangs under TCG
-# (in the RCU-tasks self-test, Documentation/testing.rst), which would sink
-# most CI runs; the cure (find it, or boot such a guest again) comes first.
+# scripts/check.sh --debug [NAME...] (make check-debug) runs every guest
+# test, or the NAMEd ones (smoke, rc-sroce, ...), on the debug kernel
+# instead, and nothing else.
 #
 # scripts/check.sh --trixie [NAME...] (make check-trixie) runs Debian 13's
 # side, or the NAMEd steps of it: sroce.ko for trixie's 6.12 kernel
@@ -54,6 +57,10 @@
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
 . "$(dirname "$0")/lib.sh"
+
+# The guest steps make check also runs on the debug kernel; about 20
+# minutes (Documentation/testing.rst).
+DEBUG_SUBSET=(smoke rc-sroce rc-rxe cm-sroce fuzz peer teardown)
 
 mode=check
 case ${1:-} in
@@ -143,7 +150,7 @@ build_module_612() {
 build_test_progs() {
 	local p
 	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test mcast-ud \
-		verbs-fuzz rc-verify; do
+		verbs-fuzz rc-verify atomic-write-test; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -195,12 +202,17 @@ guest_steps() {
 	local ko=("$SROCE_TOP/sroce.ko")
 	shift
 	only=("$@")
+	local sweep=sweep
 	if [ "$kernel" = debug ]; then
 		prefix=debug- ko=("$out/debug-module/sroce.ko")
+		# make check's debug subset: the RC tools at their usual
+		# sizes, not the smallest and 1 MiB ones of the sweep (most
+		# of the step's time there; make check-debug keeps them).
+		[ "$mode" = debug ] || sweep=
 	fi
 	gstep smoke -n 2 -t 400 "$tests/smoke.sh" sroce
-	gstep rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
-	gstep rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe sweep capture
+	gstep rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce $sweep capture
+	gstep rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe $sweep capture
 	gstep rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce sweep
 	gstep rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6
 	gstep rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce
@@ -224,9 +236,11 @@ guest_steps() {
 	gstep cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
 		fair_tol=0.25 drop_tol=0.05
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
-		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce sroce
+		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
+		"$tests/qptypes.sh" pair sroce sroce
 	gstep qptypes-rxe -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
-		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce rxe
+		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
+		"$tests/qptypes.sh" pair sroce rxe
 	gstep mw -n 2 -t 400 -f "$out/sroce_mw_test" "$tests/mw.sh"
 	gstep fuzz -n 2 -t 500 -f "$out/sroce_fuzz_test" -f "$tests/roce-fuzz.py" \
 		"$tests/fuzz.sh" quick
@@ -235,6 +249,7 @@ guest_steps() {
 	gstep peer -n 2 -t 300 -f "$out/sroce_fuzz_test" -f "$tests/roce-peer.py" \
 		-f "$tests/roce-inject.py" "$tests/peer.sh"
 	gstep nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick
+	gstep netns -n 1 -t 300 "$tests/netns.sh"
 	# Verified RC traffic under netem faults and a link flap (the long
 	# form is `make faults`), and teardown under load, one round (`make
 	# stress`: 50).
@@ -301,6 +316,7 @@ else
 	if [ -f "$SROCE_TOP/sroce.ko" ]; then
 		step test-progs build_test_progs
 		guest_steps stock
+		debug_steps "${DEBUG_SUBSET[@]}"
 	else
 		log "== guests: skipped, sroce.ko was not built"
 		failed=$((failed + 1))

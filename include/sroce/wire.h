@@ -31,6 +31,8 @@
 #define SROCE_DETH_BYTES	8
 #define SROCE_CNP_RSVD_BYTES	16	/* reserved bytes after a CNP's BTH */
 #define SROCE_ICRC_BYTES	4
+/* The payload of an RDMA ATOMIC WRITE: exactly one 8-byte value. */
+#define SROCE_ATOMIC_WRITE_BYTES	8
 
 /* Base Transport Header (IBTA vol 1 9.2). */
 struct sroce_bth {
@@ -116,8 +118,9 @@ static_assert(sizeof(struct sroce_deth) == SROCE_DETH_BYTES);
 
 /*
  * Opcode bits 7:5 select the transport (IBTA vol 1 9.2; 100b is the CNP of
- * Annex A17.9.3), bits 4:0 the operation. FLUSH and ATOMIC WRITE (0x1c and
- * 0x1d, from later errata) are unknown to the 6.1 peer and are absent.
+ * Annex A17.9.3), bits 4:0 the operation. RDMA ATOMIC WRITE (0x1d) came
+ * with IBTA 1.5 (rdma_rxe has it from 6.2 on); FLUSH (0x1c), of the same
+ * release, is not implemented and is absent.
  */
 #define SROCE_OP_TRANSPORT_MASK	GENMASK(7, 5)
 #define SROCE_TRANSPORT_RC	0x00
@@ -150,6 +153,7 @@ enum sroce_opcode {
 	SROCE_OP_RC_FETCH_ADD			= 0x14,
 	SROCE_OP_RC_SEND_LAST_WITH_INV		= 0x16,
 	SROCE_OP_RC_SEND_ONLY_WITH_INV		= 0x17,
+	SROCE_OP_RC_ATOMIC_WRITE		= 0x1d,
 
 	SROCE_OP_UC_SEND_FIRST			= 0x20,
 	SROCE_OP_UC_SEND_MIDDLE			= 0x21,

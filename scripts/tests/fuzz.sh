@@ -121,8 +121,7 @@ timeout 600 /job/sroce_fuzz_test ring "$dev" "$gid4" $((seed + GUEST_ID)) \
 	"$rounds" >"$rlog" 2>&1
 rc=$?
 grep -v '^ok - ' "$rlog" | tail -n 60
-GL_PASS=$((GL_PASS + $(grep -c '^ok - ' "$rlog")))
-GL_FAIL=$((GL_FAIL + $(grep -c '^not ok - ' "$rlog")))
+count_checks "$rlog"
 grep '^not ok - ' "$rlog"
 check "ring fuzz: $rounds rounds, seed $((seed + GUEST_ID)) (exit $rc)" test $rc -eq 0
 barrier ring-done

@@ -39,11 +39,7 @@ else
 		>"$log" 2>&1
 	rc=$?
 fi
-# The program's own results count as checks.
-cat "$log"
-GL_PASS=$((GL_PASS + $(grep -c '^ok - ' "$log")))
-GL_FAIL=$((GL_FAIL + $(grep -c '^not ok - ' "$log")))
-check "sroce_mw_test exits 0" test "$rc" -eq 0
+prog_results sroce_mw_test "$rc" "$log"
 barrier mw-done
 
 rdma link delete "$dev" || fail "rdma link delete"

@@ -39,10 +39,7 @@ if [ "$GUEST_ID" = 0 ]; then
 	barrier peer-up
 	wait $pid
 	rc=$?
-	cat "$log"
-	GL_PASS=$((GL_PASS + $(grep -c '^ok - ' "$log")))
-	GL_FAIL=$((GL_FAIL + $(grep -c '^not ok - ' "$log")))
-	check "sroce_fuzz_test peer exits 0" test "$rc" -eq 0
+	prog_results "sroce_fuzz_test peer" "$rc" "$log"
 	# One NAK each: the WRITE after dereg and through the two windows.
 	[ $# -gt 0 ] || check "resp_rkey_violation counts the 3 revoked accesses" \
 		test $(($(counter resp_rkey_violation) - viol)) -eq 3
@@ -60,10 +57,7 @@ else
 	timeout 280 python3 /job/roce-peer.py "$GUEST_IP4" "$PEER_IP4" "$dir" \
 		"$@" >"$log" 2>&1
 	rc=$?
-	cat "$log"
-	GL_PASS=$((GL_PASS + $(grep -c '^ok - ' "$log")))
-	GL_FAIL=$((GL_FAIL + $(grep -c '^not ok - ' "$log")))
-	check "roce-peer.py exits 0" test "$rc" -eq 0
+	prog_results "roce-peer.py" "$rc" "$log"
 	barrier peer-done
 fi
 summary

@@ -21,14 +21,12 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
-#include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "test-common.h"
 
 #define QKEY		0x11110000
 #define SLOT		4096	/* receive buffer per WQE, GRH area included */
@@ -42,62 +40,6 @@ static struct ibv_mr *mr;
 static uint8_t *sbuf, *rbuf;
 static union ibv_gid gid;
 static int gidx;
-static int nfail, npass;
-
-static int check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(cond ? "ok - " : "not ok - ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (cond)
-		npass++;
-	else
-		nfail++;
-	return cond;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Poll one completion; 0 if none came within @ms. */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	long end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n;
-		usleep(1000);
-	} while (now_ms() < end);
-	return 0;
-}
-
-/* The next async event's type, or -1 if none came within @ms. */
-static int async_event(int ms, struct ibv_qp **qp)
-{
-	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
-	struct ibv_async_event ev;
-	int type;
-
-	if (poll(&p, 1, ms) <= 0 || ibv_get_async_event(ctx, &ev))
-		return -1;
-	type = ev.event_type;
-	*qp = ev.element.qp;
-	ibv_ack_async_event(&ev);
-	return type;
-}
 
 static enum ibv_qp_state qp_state(struct ibv_qp *qp, int *draining)
 {
@@ -327,8 +269,8 @@ static void test_ud_sqe(uint32_t mtu)
 	rc = modify(a, &attr, IBV_QP_STATE | IBV_QP_EN_SQD_ASYNC_NOTIFY);
 	check(!rc, "UD: modify RTS -> SQD (%d)", rc);
 	{
-		struct ibv_qp *eqp = NULL;
-		int ev = async_event(5000, &eqp), draining = -1;
+		void *eqp = NULL;
+		int ev = async_event(ctx, 5000, &eqp), draining = -1;
 
 		check(ev == IBV_EVENT_SQ_DRAINED && eqp == a,
 		      "UD: IBV_EVENT_SQ_DRAINED for the QP (event %d)", ev);
@@ -392,19 +334,14 @@ static void test_uc_sqe(void)
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct ibv_port_attr port;
-	int i, n;
 
 	if (argc != 3) {
 		fprintf(stderr, "usage: %s DEV GID_INDEX\n", argv[0]);
 		return 2;
 	}
 	gidx = atoi(argv[2]);
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
+	ctx = open_device(argv[1]);
 	if (!ctx || ibv_query_gid(ctx, 1, gidx, &gid) ||
 	    ibv_query_port(ctx, 1, &port)) {
 		fprintf(stderr, "cannot open %s\n", argv[1]);

@@ -124,18 +124,9 @@ one_test() {
 			run_client "$log.client" "$tool" $args "$GUEST_IP4" ||
 			sed 's/^/#   /' "$log.client"
 		check_server "$tool $3 (loopback, server)" $spid "$log.server"
-	elif [ "$GUEST_ID" = "$server" ]; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
-		local spid=$!
-		barrier "$tool-$port-up"
-		check_server "$tool $3 (${types[$server]} server)" $spid "$log.server"
 	else
-		barrier "$tool-$port-up"
 		# shellcheck disable=SC2086 # $args holds several options
-		check "$tool $3 (${types[$GUEST_ID]} client to ${types[$server]})" \
-			run_client "$log.client" "$tool" $args "$PEER_IP4" ||
-			sed 's/^/#   /' "$log.client"
+		tool_pair "$server" "$log" "$tool $3" "$tool" $args
 	fi
 	[ "$mode" = loopback ] || barrier "$tool-$port-done"
 	echo "# $tool $3: $((SECONDS - t0)) s"

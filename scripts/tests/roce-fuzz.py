@@ -37,10 +37,11 @@ for base in (0x00, 0x20):            # RC and UC: SEND and RDMA WRITE
 OPS.update({0x0c: (16, 0, 1), 0x0d: (4, 1, 0), 0x0e: (0, 1, 0),
             0x0f: (4, 1, 1), 0x10: (4, 1, 1), 0x11: (4, 0, 1),
             0x12: (12, 0, 1), 0x13: (28, 0, 1), 0x14: (28, 0, 1),
-            0x16: (4, 1, 1), 0x17: (4, 1, 1), 0x64: (8, 1, 1),
+            0x16: (4, 1, 1), 0x17: (4, 1, 1), 0x1d: (16, 1, 1),
+            0x64: (8, 1, 1),
             0x65: (12, 1, 1), 0x81: (16, 0, 1)})
 RC_REQS = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
-           0x0b, 0x0c, 0x13, 0x14, 0x16, 0x17]
+           0x0b, 0x0c, 0x13, 0x14, 0x16, 0x17, 0x1d]
 RC_RESPS = [0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12]
 MAX_L4 = 1500 - 40 - 8 - 4     # BTH onward, without ICRC, in an IPv6 MTU
 NO_QPN_BASE = 0xF00000          # far above any QPN a fresh device hands out
@@ -179,7 +180,7 @@ class Fuzzer:
         va = kw.get("va", t["VA"] + r(12))
         rkey = kw.get("rkey", t["RKEY"])
         dlen = kw.get("dlen", r(10))
-        if op in (0x06, 0x0a, 0x0c, 0x26, 0x2a):
+        if op in (0x06, 0x0a, 0x0c, 0x1d, 0x26, 0x2a):
             return struct.pack("!QII", va & (2**64 - 1), rkey, dlen)
         if op in (0x0b, 0x2b):
             return struct.pack("!QIII", va & (2**64 - 1), rkey, dlen, r(32))

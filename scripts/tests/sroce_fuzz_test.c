@@ -27,7 +27,6 @@
  * be queried and destroyed. Prints TAP-like lines; exits non-zero on a
  * failure.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -35,11 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/rdma_user_rxe.h>
+
+#include "test-common.h"
 
 #define BUF_LEN		65536
 #define RECV_LEN	1024
@@ -68,7 +68,6 @@ static struct ibv_pd *pd;
 static struct ibv_cq *cq;
 static struct ibv_mr *mr;
 static uint8_t *buf;
-static int failures;
 
 static void die(const char *fmt, ...)
 {
@@ -82,36 +81,11 @@ static void die(const char *fmt, ...)
 	exit(2);
 }
 
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%sok - ", ok ? "" : "not ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	if (!ok)
-		failures++;
-}
-
 static void open_dev(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	int i;
-
-	if (!list)
-		die("no devices");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i])
-		die("no device %s", name);
-	ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	ctx = open_device(name);
 	if (!ctx)
-		die("open %s", name);
+		die("no device %s", name);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 1024, NULL, NULL, 0);
 	if (posix_memalign((void **)&buf, 4096, BUF_LEN))
@@ -218,21 +192,6 @@ static const char *state_name(struct ibv_qp *qp)
 	return a.qp_state < 7 ? names[a.qp_state] : "unknown";
 }
 
-static void gid_of(const char *ip, union ibv_gid *gid)
-{
-	struct in_addr a4;
-
-	memset(gid, 0, sizeof(*gid));
-	if (inet_pton(AF_INET, ip, &a4) == 1) {
-		gid->raw[10] = 0xff;
-		gid->raw[11] = 0xff;
-		memcpy(&gid->raw[12], &a4, 4);
-	} else if (inet_pton(AF_INET6, ip, gid->raw) != 1) {
-		errno = EINVAL;
-		die("bad address %s", ip);
-	}
-}
-
 static void print_qpns(FILE *f, const char *name, struct ibv_qp **qp, int n)
 {
 	int i;
@@ -266,8 +225,10 @@ static int target(char **argv)
 	int n, i;
 
 	open_dev(argv[2]);
-	gid_of(argv[5], &peer4);
-	gid_of(argv[6], &peer6);
+	if (gid_of(argv[5], &peer4))
+		die("bad address %s", argv[5]);
+	if (gid_of(argv[6], &peer6))
+		die("bad address %s", argv[6]);
 	for (i = 0; i < NRC4; i++) {
 		rc4[i] = new_qp(IBV_QPT_RC, 64);
 		connect_qp(rc4[i], gid4, &peer4, FAKE_DQPN, 14, 7, SQ_PSN);
@@ -766,7 +727,7 @@ static int ring(char **argv)
 	check(!ibv_destroy_ah(ah) && !ibv_dereg_mr(mr) &&
 	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
 	      !ibv_close_device(ctx), "teardown");
-	return failures ? 1 : 0;
+	return nfail ? 1 : 0;
 }
 
 /* peer mode: the regions the peer aims at, beside buf and mr. */
@@ -793,14 +754,6 @@ static int wait_wc(uint64_t wr_id, int secs)
 			usleep(1000);
 	}
 	return -1;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 static long counter(const char *dev, const char *name)
@@ -893,7 +846,8 @@ static int peer(char **argv)
 	FILE *f;
 
 	open_dev(dev);
-	gid_of(argv[4], &pgid);
+	if (gid_of(argv[4], &pgid))
+		die("bad address %s", argv[4]);
 	if (posix_memalign((void **)&wbuf, 4096, 2 * WIN_LEN) ||
 	    posix_memalign((void **)&dbuf, 4096, DBUF_LEN))
 		die("memalign");
@@ -978,12 +932,12 @@ static int peer(char **argv)
 			reply(dir, "%d", ibv_dealloc_mw(mw1));
 			mw1 = NULL;
 		} else if (!strncmp(line, "dereg", 5)) {
-			long long t0 = now_ms();
+			long t0 = now_ms();
 
 			rc = ibv_dereg_mr(dmr);
 			if (!rc)
 				dmr = NULL;
-			reply(dir, "%d %lld", rc, now_ms() - t0);
+			reply(dir, "%d %ld", rc, now_ms() - t0);
 		} else if (sscanf(line, "read %u %u", &a, &b) == 2 &&
 			   a < 2 * WIN_LEN && b <= 256 && b <= 2 * WIN_LEN - a) {
 			for (i = 0; i < (int)b; i++)
@@ -1001,7 +955,7 @@ static int peer(char **argv)
 				(uintptr_t)buf + 32768, 512, mr->lkey
 			};
 			long before = counter(dev, "completer_retry_err");
-			long long t0 = now_ms();
+			long t0 = now_ms();
 
 			wr.wr_id = PEER_WR + 4;
 			wr.opcode = IBV_WR_RDMA_READ;
@@ -1011,7 +965,7 @@ static int peer(char **argv)
 			wr.wr.rdma.rkey = 0x1234;
 			rc = ibv_post_send(qp, &wr, &bad);
 			status = rc ? rc : wait_wc(PEER_WR + 4, 120);
-			reply(dir, "%d %lld %ld", status, now_ms() - t0,
+			reply(dir, "%d %ld %ld", status, now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (sscanf(line, "counter %63s", name) == 1) {
 			reply(dir, "%ld", counter(dev, name));
@@ -1031,7 +985,7 @@ static int peer(char **argv)
 	      !ibv_dereg_mr(wmr) && !ibv_dereg_mr(mr) &&
 	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
 	      !ibv_close_device(ctx), "peer: teardown");
-	return failures ? 1 : 0;
+	return nfail ? 1 : 0;
 }
 
 int main(int argc, char **argv)

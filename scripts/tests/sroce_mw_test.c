@@ -31,6 +31,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "test-common.h"
+
 #define NQP	4		/* 0: good path, 1-3: one failing access each */
 #define BUF_LEN	65536
 #define W1_OFF	4096		/* type 1 window: [W1_OFF, W1_OFF + W1_LEN) */
@@ -52,7 +54,7 @@ static struct ibv_cq *cq;
 static struct ibv_qp *qp[NQP];
 static struct ibv_mr *mr, *lmr;
 static uint8_t *buf, *lbuf;
-static int sock, gid_index, failures;
+static int sock, gid_index;
 
 static void die(const char *fmt, ...)
 {
@@ -64,20 +66,6 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(2);
-}
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%s - ", ok ? "ok" : "not ok");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		failures++;
 }
 
 static void xfer(void *p, size_t len, int out)
@@ -105,7 +93,8 @@ static void sync_step(uint32_t n)
 		die("out of step: %u vs %u", got, n);
 }
 
-static struct ibv_wc poll_one(void)
+/* The next completion on cq; dies if none comes. */
+static struct ibv_wc next_wc(void)
 {
 	struct ibv_wc wc;
 	int n, i;
@@ -215,7 +204,7 @@ static enum ibv_wc_status rdma(int q, int read, uint64_t addr, uint32_t rkey,
 	ibv_wr_set_sge(x, lmr->lkey, (uintptr_t)lbuf, len);
 	if (ibv_wr_complete(x))
 		die("post rdma");
-	wc = poll_one();
+	wc = next_wc();
 	return wc.status;
 }
 
@@ -250,10 +239,10 @@ static enum ibv_wc_status bind2(int q, struct ibv_mw *mw, uint32_t *rkey,
 	ibv_wr_bind_mw(x, mw, key, &info);
 	if (ibv_wr_complete(x))
 		die("post bind");
-	wc = poll_one();
+	wc = next_wc();
 	if (wc.status == IBV_WC_SUCCESS) {
 		*rkey = key;
-		result(wc.opcode == IBV_WC_BIND_MW, "bind completion opcode");
+		check(wc.opcode == IBV_WC_BIND_MW, "bind completion opcode");
 	}
 	return wc.status;
 }
@@ -292,7 +281,7 @@ static void server(void)
 	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	mw3 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
-	result(mw1 && mw2 && mw3, "alloc_mw type 1 and type 2");
+	check(mw1 && mw2 && mw3, "alloc_mw type 1 and type 2");
 	if (!mw1 || !mw2 || !mw3)
 		die("alloc_mw: %s", strerror(errno));
 
@@ -313,17 +302,17 @@ static void server(void)
 	b1.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				       IBV_ACCESS_REMOTE_READ;
 	rc = ibv_bind_mw(qp[0], mw1, &b1);
-	result(!rc, "ibv_bind_mw type 1 posted (%d)", rc);
-	wc = poll_one();
-	result(wc.status == IBV_WC_SUCCESS && wc.wr_id == 3,
+	check(!rc, "ibv_bind_mw type 1 posted (%d)", rc);
+	wc = next_wc();
+	check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 3,
 	       "type 1 bind completes (status %d)", wc.status);
 
 	/* Type 2B bound to qp[0] and to qp[2]. */
 	w2 = mw2->rkey;
-	result(bind2(0, mw2, &w2, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
+	check(bind2(0, mw2, &w2, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
 	       "type 2 bind to qp 0");
 	w3 = mw3->rkey;
-	result(bind2(2, mw3, &w3, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
+	check(bind2(2, mw3, &w3, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
 	       "type 2 bind to qp 2");
 	post_recv(2);
 
@@ -336,16 +325,16 @@ static void server(void)
 
 	/* 1: the client wrote through both windows. */
 	sync_step(1);
-	result(check_fill(buf + W1_OFF + 100, XFER, 0x55),
+	check(check_fill(buf + W1_OFF + 100, XFER, 0x55),
 	       "data written through the type 1 window");
-	result(check_fill(buf + W2_OFF, XFER, 0x66),
+	check(check_fill(buf + W2_OFF, XFER, 0x66),
 	       "data written through the type 2 window");
-	result(check_fill(buf + W1_OFF, 100, (uint8_t)(0x11 + W1_OFF * 7)),
+	check(check_fill(buf + W1_OFF, 100, (uint8_t)(0x11 + W1_OFF * 7)),
 	       "bytes around the write untouched");
 
 	/* 2: SEND with Invalidate of w3 arrived on qp[2]. */
-	wc = poll_one();
-	result(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+	wc = next_wc();
+	check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
 	       (wc.wc_flags & IBV_WC_WITH_INV) &&
 	       wc.invalidated_rkey == w3,
 	       "SEND with Invalidate: recv completion with invalidated rkey %#x (got status %d flags %#x rkey %#x)",
@@ -363,8 +352,8 @@ static void server(void)
 		ibv_wr_local_inv(x, w2);
 		if (ibv_wr_complete(x))
 			die("post local_inv");
-		wc = poll_one();
-		result(wc.status == IBV_WC_SUCCESS &&
+		wc = next_wc();
+		check(wc.status == IBV_WC_SUCCESS &&
 		       wc.opcode == IBV_WC_LOCAL_INV,
 		       "local invalidation of the type 2 window (status %d)",
 		       wc.status);
@@ -376,7 +365,7 @@ static void server(void)
 	ibv_dealloc_mw(mw1);
 	ibv_dealloc_mw(mw2);
 	ibv_dealloc_mw(mw3);
-	result(!ibv_dereg_mr(mr), "dereg_mr after the windows are gone");
+	check(!ibv_dereg_mr(mr), "dereg_mr after the windows are gone");
 }
 
 static void client(void)
@@ -397,20 +386,20 @@ static void client(void)
 
 	/* READ through each window: the server's pattern. */
 	st = rdma(0, 1, them.base + W1_OFF, them.w1_rkey, XFER);
-	result(st == IBV_WC_SUCCESS &&
+	check(st == IBV_WC_SUCCESS &&
 	       check_fill(lbuf, XFER, (uint8_t)(0x11 + W1_OFF * 7)),
 	       "RDMA READ through the type 1 window (status %d)", st);
 	st = rdma(0, 1, them.base + W2_OFF, them.w2_rkey, XFER);
-	result(st == IBV_WC_SUCCESS &&
+	check(st == IBV_WC_SUCCESS &&
 	       check_fill(lbuf, XFER, (uint8_t)(0x11 + W2_OFF * 7)),
 	       "RDMA READ through the type 2 window (status %d)", st);
 	/* WRITE through them; the server checks. */
 	fill(lbuf, XFER, 0x55);
 	st = rdma(0, 0, them.base + W1_OFF + 100, them.w1_rkey, XFER);
-	result(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 1 window");
+	check(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 1 window");
 	fill(lbuf, XFER, 0x66);
 	st = rdma(0, 0, them.base + W2_OFF, them.w2_rkey, XFER);
-	result(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 2 window");
+	check(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 2 window");
 	sync_step(1);
 
 	/* SEND with Invalidate of w3 on qp[2], where it is bound. */
@@ -424,34 +413,33 @@ static void client(void)
 		ibv_wr_set_sge(x, lmr->lkey, (uintptr_t)lbuf, 16);
 		if (ibv_wr_complete(x))
 			die("post send_inv");
-		wc = poll_one();
-		result(wc.status == IBV_WC_SUCCESS,
+		wc = next_wc();
+		check(wc.status == IBV_WC_SUCCESS,
 		       "SEND with Invalidate completes (status %d)", wc.status);
 	}
 	sync_step(2);
 
 	/* Failing accesses, one QP each. */
 	st = rdma(1, 0, them.base + W1_OFF + W1_LEN - 4, them.w1_rkey, 8);
-	result(st == IBV_WC_REM_ACCESS_ERR,
+	check(st == IBV_WC_REM_ACCESS_ERR,
 	       "WRITE across the type 1 window's end refused (status %d)", st);
 	st = rdma(2, 1, them.base + W2_OFF, them.w3_rkey, 8);
-	result(st == IBV_WC_REM_ACCESS_ERR,
+	check(st == IBV_WC_REM_ACCESS_ERR,
 	       "READ through an invalidated window refused (status %d)", st);
 	st = rdma(3, 0, them.base + W2_OFF, them.w2_rkey, 8);
-	result(st == IBV_WC_REM_ACCESS_ERR,
+	check(st == IBV_WC_REM_ACCESS_ERR,
 	       "type 2B window through another QP refused (status %d)", st);
 	sync_step(3);
 	sync_step(4);
 	/* After the server's local invalidation. */
 	st = rdma(0, 0, them.base + W2_OFF, them.w2_rkey, 8);
-	result(st == IBV_WC_REM_ACCESS_ERR,
+	check(st == IBV_WC_REM_ACCESS_ERR,
 	       "WRITE after local invalidation refused (status %d)", st);
 	sync_step(5);
 }
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	int is_server, i, one = 1;
 
@@ -461,15 +449,9 @@ int main(int argc, char **argv)
 	gid_index = atoi(argv[3]);
 	sa.sin_port = htons(atoi(argv[4]));
 
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[2]))
-			break;
-	if (!list || !list[i])
-		die("no device %s", argv[2]);
-	ctx = ibv_open_device(list[i]);
+	ctx = open_device(argv[2]);
 	if (!ctx)
-		die("open_device");
+		die("no device %s", argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	buf = aligned_alloc(4096, BUF_LEN);
@@ -505,6 +487,6 @@ int main(int argc, char **argv)
 			die("connect: %s", strerror(errno));
 		client();
 	}
-	printf("# %s: %d failure(s)\n", argv[1], failures);
-	return failures ? 1 : 0;
+	printf("# %s: %d failure(s)\n", argv[1], nfail);
+	return nfail ? 1 : 0;
 }

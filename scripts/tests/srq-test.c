@@ -26,15 +26,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
-#include <poll.h>
 #include <rdma/rdma_user_rxe.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "test-common.h"
 
 #define SLOT		256	/* receive buffer per WQE */
 #define NSLOTS		64
@@ -47,62 +45,6 @@ static struct ibv_mr *mr;
 static uint8_t *sbuf, *rbuf;
 static union ibv_gid gid;
 static int gidx;
-static int nfail, npass;
-
-static int check(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf(cond ? "ok - " : "not ok - ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (cond)
-		npass++;
-	else
-		nfail++;
-	return cond;
-}
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Poll one completion; 0 if none came within @ms. */
-static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	long end = now_ms() + ms;
-	int n;
-
-	do {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n)
-			return n;
-		usleep(1000);
-	} while (now_ms() < end);
-	return 0;
-}
-
-/* The next async event's type, or -1 if none came within @ms. */
-static int async_event(int ms, void **elem)
-{
-	struct pollfd p = { .fd = ctx->async_fd, .events = POLLIN };
-	struct ibv_async_event ev;
-	int type;
-
-	if (poll(&p, 1, ms) <= 0 || ibv_get_async_event(ctx, &ev))
-		return -1;
-	type = ev.event_type;
-	*elem = ev.element.qp;	/* a union: qp, cq or srq */
-	ibv_ack_async_event(&ev);
-	return type;
-}
 
 static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_srq *srq)
 {
@@ -313,7 +255,7 @@ static void garbage_case(struct ibv_srq *srq, const char *what,
 	      wc.status == IBV_WC_LOC_QP_OP_ERR && wc.qp_num == b->qp_num,
 	      "%s: receive completes with LOC_QP_OP_ERR (wr_id %#llx status %d)",
 	      what, (unsigned long long)wc.wr_id, wc.status);
-	ev = async_event(2000, &elem);
+	ev = async_event(ctx, 2000, &elem);
 	check(ev == IBV_EVENT_QP_LAST_WQE_REACHED && elem == b,
 	      "%s: the QP went to error (event %d)", what, ev);
 	while (poll_one(scq, &wc, 100))
@@ -385,7 +327,7 @@ static void srq_tests(void)
 		}
 	}
 	check(ok, "22 SENDs land in SRQ WQEs in order across the resize, data checked");
-	ev = async_event(2000, &elem);
+	ev = async_event(ctx, 2000, &elem);
 	check(ev == IBV_EVENT_SRQ_LIMIT_REACHED && elem == srq,
 	      "SRQ limit event (event %d)", ev);
 	rc = ibv_query_srq(srq, &attr);
@@ -394,7 +336,7 @@ static void srq_tests(void)
 	check(!send_msg(a, 23, IBV_WR_SEND, 0, 0) &&
 	      poll_one(rcq, &wc, 5000) && wc.wr_id == 122 && slot_holds(22, 23),
 	      "message 23 received");
-	ev = async_event(300, &elem);
+	ev = async_event(ctx, 300, &elem);
 	check(ev == -1, "no second limit event (event %d)", ev);
 
 	attr.max_wr = 1;
@@ -402,7 +344,7 @@ static void srq_tests(void)
 	      "resize below the 3 posted WQEs fails");
 
 	check(!qp_to(b, IBV_QPS_ERR, 0), "receiver QP to ERR");
-	ev = async_event(2000, &elem);
+	ev = async_event(ctx, 2000, &elem);
 	check(ev == IBV_EVENT_QP_LAST_WQE_REACHED && elem == b,
 	      "last WQE reached event (event %d)", ev);
 	check(!poll_one(rcq, &wc, 300), "the SRQ's WQEs are not flushed");
@@ -509,7 +451,7 @@ static int uc_target(const char *peer, const char *qpn_file, int secs)
 	a.ah_attr.grh.sgid_index = gidx;
 	a.ah_attr.grh.hop_limit = 64;
 	a.ah_attr.port_num = 1;
-	if (inet_pton(AF_INET6, peer, &a.ah_attr.grh.dgid) != 1 ||
+	if (gid_of(peer, &a.ah_attr.grh.dgid) ||
 	    ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
 		return 2;
@@ -537,8 +479,7 @@ static int uc_target(const char *peer, const char *qpn_file, int secs)
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
-	int i, flags;
+	int flags;
 
 	if (argc != 3 && !(argc == 7 && !strcmp(argv[3], "target"))) {
 		fprintf(stderr, "usage: %s DEV GID_INDEX [target PEER_IPV6 QPN_FILE SECS]\n",
@@ -546,10 +487,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	gidx = atoi(argv[2]);
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[1]))
-			ctx = ibv_open_device(list[i]);
+	ctx = open_device(argv[1]);
 	if (!ctx || ibv_query_gid(ctx, 1, gidx, &gid)) {
 		fprintf(stderr, "cannot open %s\n", argv[1]);
 		return 2;

@@ -122,8 +122,7 @@ bounded() {
 	wait_bounded $pid
 	rc=$?
 	if [ $rc -eq 0 ]; then
-		echo "ok - $desc"
-		GL_PASS=$((GL_PASS + 1))
+		pass "$desc"
 	else
 		fail "$desc"
 		echo "#   command: $* (exit $rc${rc/#124/, hung})"
@@ -154,8 +153,7 @@ expect_exit() {
 	esac
 	tail -n 3 "$log" | sed 's/^/#   | /'
 	if [ -n "$good" ]; then
-		echo "ok - $desc (exit $rc)"
-		GL_PASS=$((GL_PASS + 1))
+		pass "$desc (exit $rc)"
 		return 0
 	fi
 	fail "$desc (exit $rc${why:+, $why})"
@@ -349,8 +347,7 @@ link_del_under_load() {
 	wait_bounded $ld
 	rc=$?
 	if [ $rc -eq 0 ]; then
-		echo "ok - link-del: rdma link del sroce0 under load returned"
-		GL_PASS=$((GL_PASS + 1))
+		pass "link-del: rdma link del sroce0 under load returned"
 		expect_exit "link-del: server sees its device gone" "$pid" "$1" err
 	else
 		fail "link-del: rdma link del sroce0 under load (exit $rc${rc/#12[45]/, hung})"
@@ -380,12 +377,10 @@ rmmod_under_load() {
 	if [ $rc -eq 124 ]; then
 		fail "rmmod: rmmod sroce under load hung"
 	elif [ $rc -eq 0 ]; then
-		echo "ok - rmmod: rmmod sroce under load succeeded"
-		GL_PASS=$((GL_PASS + 1))
+		pass "rmmod: rmmod sroce under load succeeded"
 		expect_exit "rmmod: server sees its device gone" "$pid" "$1" err
 	else
-		echo "ok - rmmod: refused while the server holds sroce0 (exit $rc)"
-		GL_PASS=$((GL_PASS + 1))
+		pass "rmmod: refused while the server holds sroce0 (exit $rc)"
 		kill -9 "$pid"
 		expect_exit "rmmod: killed server exits" "$pid" "$1" killed
 		bounded "rmmod: rmmod sroce once the server is gone" rmmod sroce

@@ -21,7 +21,6 @@
  * as far as the scheduler allows. Prints one summary line per process and
  * "ok - ..." at the end; exits non-zero if a process died of a signal.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -33,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
+
+#include "test-common.h"
 
 #define NPD	3
 #define NCQ	4
@@ -602,18 +603,6 @@ static int child(unsigned int seed, time_t deadline)
 	return 0;
 }
 
-static void gid_of(const char *ip, union ibv_gid *gid)
-{
-	struct in_addr a4;
-
-	memset(gid, 0, sizeof(*gid));
-	if (inet_pton(AF_INET, ip, &a4) == 1) {
-		gid->raw[10] = 0xff;
-		gid->raw[11] = 0xff;
-		memcpy(&gid->raw[12], &a4, 4);
-	}
-}
-
 int main(int argc, char **argv)
 {
 	struct ibv_device **list;
@@ -629,7 +618,10 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	gid_index = atoi(argv[2]);
-	gid_of(argv[3], &peer_gid);
+	if (gid_of(argv[3], &peer_gid)) {
+		fprintf(stderr, "bad address %s\n", argv[3]);
+		return 2;
+	}
 	seed = strtoul(argv[4], NULL, 0);
 	deadline = time(NULL) + atoi(argv[5]);
 	nproc = atoi(argv[6]);
