@@ -31,6 +31,13 @@
 
 #define SROCE_MW_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_ATOMIC)
+/*
+ * What a bind may ask for: the remote rights, and local write, which
+ * applications (and rdma-core's tests) pass as they do for an MR. IBTA
+ * gives a window remote rights only, so local write is accepted and
+ * ignored, as rdma_rxe accepts it.
+ */
+#define SROCE_MW_BIND_ACCESS	(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)
 
 /*
  * The entry under @key's index with a reference: an MR (*@mw NULL) or a
@@ -135,8 +142,8 @@ enum ib_wc_status sroce_mw_bind_check(enum ib_mw_type type, bool valid,
 	/* Only the key tag is the consumer's (IBTA 10.6.7.2.3). */
 	if ((b->rkey >> 8) != (cur_rkey >> 8))
 		return IB_WC_MW_BIND_ERR;
-	/* Remote rights only; zero-based windows are not supported. */
-	if (b->access & ~SROCE_MW_ACCESS)
+	/* Zero-based windows are not supported. */
+	if (b->access & ~SROCE_MW_BIND_ACCESS)
 		return IB_WC_MW_BIND_ERR;
 	/* C10-72 and its type 1 counterpart: one PD for QP and window. */
 	if (mw_pd != qp_pd)
@@ -218,7 +225,7 @@ static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 			mw->addr = b->addr;
 			mw->length = b->length;
 		}
-		mw->access = b->access;
+		mw->access = b->access & SROCE_MW_ACCESS;
 		mw->qpn = qp->ibqp.qp_num;
 		mw->rkey = (mw->rkey & ~0xffU) | (b->rkey & 0xff);
 		mw->valid = true;

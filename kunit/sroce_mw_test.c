@@ -284,9 +284,12 @@ static void bind_rules(struct kunit *test)
 	z.access = IB_ACCESS_REMOTE_READ;
 	CHECK(IB_MW_TYPE_2, false, pd, &z, true, pd, IB_ACCESS_MW_BIND,
 	      IB_WC_SUCCESS);
-	/* Windows grant remote rights only; no zero-based windows. */
+	/* Local write is accepted beside remote rights, nothing else local. */
 	z.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_LOCAL_WRITE;
+	CHECK(IB_MW_TYPE_1, true, pd, &z, true, pd, mr_acc, IB_WC_SUCCESS);
+	z.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_MW_BIND;
 	CHECK(IB_MW_TYPE_1, true, pd, &z, true, pd, mr_acc, IB_WC_MW_BIND_ERR);
+	/* No zero-based windows. */
 	z.access = IB_ACCESS_REMOTE_READ | IB_ZERO_BASED;
 	CHECK(IB_MW_TYPE_1, true, pd, &z, true, pd, mr_acc, IB_WC_MW_BIND_ERR);
 	/* C10-75: inside the region, to the last byte and not beyond. */

@@ -9,11 +9,12 @@
  * The server registers a buffer that grants no remote access itself
  * (LOCAL_WRITE | MW_BIND) and opens it through windows: type 1 (bound with
  * ibv_bind_mw) and type 2B (bound with an IBV_WR_BIND_MW work request to
- * one QP). The client writes and reads through them and the data is
- * checked on both sides; access outside a window, through the wrong QP
- * for a type 2B window, after SEND with Invalidate and after a local
- * invalidation must fail with IBV_WC_REM_ACCESS_ERR. Each failing access
- * ends its QP, so each has a QP of its own.
+ * one QP), both with local write among the bind's rights as applications
+ * pass them (a window ignores it). The client writes and reads through
+ * them and the data is checked on both sides; access outside a window,
+ * through the wrong QP for a type 2B window, after SEND with Invalidate
+ * and after a local invalidation must fail with IBV_WC_REM_ACCESS_ERR.
+ * Each failing access ends its QP, so each has a QP of its own.
  *
  * The hosts exchange QPNs, GIDs, addresses and keys, and step through the
  * test, over a TCP connection. Prints TAP-like "ok - " / "not ok - "
@@ -228,7 +229,8 @@ static enum ibv_wc_status bind2(int q, struct ibv_mw *mw, uint32_t *rkey,
 	struct ibv_mw_bind_info info = {
 		.mr = mr, .addr = (uintptr_t)buf + off, .length = len,
 		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_LOCAL_WRITE,
 	};
 	uint32_t key = ibv_inc_rkey(*rkey);
 	struct ibv_wc wc;
@@ -300,7 +302,8 @@ static void server(void)
 	b1.bind_info.addr = (uintptr_t)buf + W1_OFF;
 	b1.bind_info.length = W1_LEN;
 	b1.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
-				       IBV_ACCESS_REMOTE_READ;
+				       IBV_ACCESS_REMOTE_READ |
+				       IBV_ACCESS_LOCAL_WRITE;
 	rc = ibv_bind_mw(qp[0], mw1, &b1);
 	check(!rc, "ibv_bind_mw type 1 posted (%d)", rc);
 	wc = next_wc();
