@@ -36,6 +36,7 @@
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
+#include "sroce_srq.h"
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
@@ -335,6 +336,28 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_resp_recv(qp, skb, pkt);
 }
 
+/*
+ * Copy the next receive WQE into resp->rwqe. One of the QP's RQ is only
+ * peeked at (sroce_ud_recv_complete() retires it) and one of an SRQ taken
+ * only if @paylen fits it: a message too long for its WQE is dropped
+ * (class D, as sroce_ud_recv_len_ok() decides) and leaves the WQE to the
+ * next one.
+ */
+static int sroce_ud_fetch_wqe(struct sroce_qp *qp, u32 paylen)
+{
+	unsigned long flags;
+	int err;
+
+	if (qp->ibqp.srq)
+		return sroce_srq_fetch_len(to_ssrq(qp->ibqp.srq),
+					   qp->resp.rwqe,
+					   SROCE_UD_GRH_BYTES + paylen);
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	err = sroce_rq_fetch(qp, qp->resp.rwqe);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return err;
+}
+
 /* Post the receive completion of the fetched WQE. Runner only. */
 static int sroce_ud_recv_complete(struct sroce_qp *qp, struct ib_wc *wc,
 				  bool solicited)
@@ -342,9 +365,11 @@ static int sroce_ud_recv_complete(struct sroce_qp *qp, struct ib_wc *wc,
 	struct sroce_cq *cq = to_scq(qp->ibqp.recv_cq);
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	sroce_queue_advance_consumer(&qp->rq.queue);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (!qp->ibqp.srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		sroce_queue_advance_consumer(&qp->rq.queue);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
 
 	wc->wr_id = qp->resp.rwqe->wr_id;
 	wc->qp = &qp->ibqp;
@@ -375,17 +400,14 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_sge_cursor cursor;
 	u8 grh[SROCE_UD_GRH_BYTES];
-	unsigned long flags;
 	struct ib_wc wc;
 	int err;
 
 	if (resp->fatal || !sroce_qp_state_receives(state))
 		goto drop;
 
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	err = sroce_rq_fetch(qp, resp->rwqe);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
-	if (err == -ENOENT)
+	err = sroce_ud_fetch_wqe(qp, pkt->paylen);
+	if (err == -ENOENT || err == -EMSGSIZE)
 		goto drop;
 	if (err) {
 		sroce_ud_recv_fail(qp, IB_WC_LOC_QP_OP_ERR);
