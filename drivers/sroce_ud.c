@@ -313,8 +313,7 @@ idle:
 	return 0;
 }
 
-void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
-		   struct sroce_pkt *pkt)
+bool sroce_ud_recv_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -324,12 +323,20 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	if ((pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_UD ||
 	    !deth || !sroce_qp_state_receives(state)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
-		kfree_skb(skb);
-		return;
+		return false;
 	}
 	if (!sroce_ud_qkey_ok(qp->ibqp.qp_type, READ_ONCE(qp->attr.qkey),
 			      sroce_deth_qkey(deth))) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_BAD_QKEY);
+		return false;
+	}
+	return true;
+}
+
+void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		   struct sroce_pkt *pkt)
+{
+	if (!sroce_ud_recv_ok(qp, pkt)) {
 		kfree_skb(skb);
 		return;
 	}
