@@ -331,9 +331,8 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (init->create_flags || init->rwq_ind_tbl)
 		return -EOPNOTSUPP;
-	/* The UD receive path peeks at its own RQ only. */
-	if (init->srq && (init->qp_type == IB_QPT_UD ||
-			  init->qp_type == IB_QPT_GSI))
+	/* ib_mad gives QP1 a receive queue of its own. */
+	if (init->srq && init->qp_type == IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	/* With an SRQ the receive WQEs come from it: an empty RQ stays. */
 	if (init->srq) {

@@ -10,13 +10,14 @@
  * responder and responses to the completer, in this softirq.
  *
  * DCQCN: a packet marked CE makes the destination QP (the notification
- * point) answer its peer with a CNP, spaced by np_min_time_between_cnps;
- * a CNP cuts the rate of the QP it names (the reaction point).
+ * point) answer its sender with a CNP, spaced by np_min_time_between_cnps;
+ * a CNP cuts the rate of the RC or UC QP it names (the reaction point).
  *
  * Context: softirq, from the UDP socket's encap_rcv (or the loopback path
  * with BH disabled), with skb->data at the UDP header and skb->len trimmed
  * to the UDP length. Consumes the skb.
  */
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
@@ -99,41 +100,87 @@ static u8 sroce_recv_dsfield(const struct sk_buff *skb)
 }
 
 /*
- * Notification point: @qp received a packet marked CE with DS field
- * @dsfield. Answer the peer QP with a CNP unless NP is off for the
- * packet's priority (its DSCP's class) or a CNP went out less than
- * np_min_time_between_cnps ago.
+ * Where a CNP for a UD packet goes: back to the address it came from, from
+ * the address it was sent to, with its UDP source port. Tagged on the VLAN
+ * it arrived on.
+ */
+static void sroce_recv_reply_av(const struct sk_buff *skb,
+				struct sroce_av *av)
+{
+	memset(av, 0, sizeof(*av));
+	if (skb->protocol == htons(ETH_P_IP)) {
+		av->family = AF_INET;
+		av->saddr.v4 = ip_hdr(skb)->daddr;
+		av->daddr.v4 = ip_hdr(skb)->saddr;
+	} else {
+		av->family = AF_INET6;
+		av->saddr.v6 = ipv6_hdr(skb)->daddr;
+		av->daddr.v6 = ipv6_hdr(skb)->saddr;
+	}
+	av->sport = ntohs(((const struct udphdr *)skb->data)->source);
+	if (skb->dev && is_vlan_dev(skb->dev))
+		av->ifindex = skb->dev->ifindex;
+}
+
+/*
+ * A CNP for a packet of @qp: to the peer of a connected QP, or for UD to
+ * the sender of @skb, naming its DETH's source QP. Returns 0 when it left.
+ */
+static int sroce_recv_send_cnp(struct sroce_qp *qp, const struct sk_buff *skb,
+			       const struct sroce_pkt *pkt)
+{
+	struct sk_buff *cnp;
+	struct sroce_av av;
+	void *bth;
+
+	if (!sroce_ud_qp(qp)) {
+		cnp = sroce_xmit_alloc(qp, SROCE_CNP_HDR_BYTES, 0, &bth);
+		if (!cnp)
+			return -ENOMEM;
+		sroce_pkt_build_cnp(bth, qp->attr.dest_qp_num);
+		return sroce_xmit_cnp(qp, cnp);
+	}
+	sroce_recv_reply_av(skb, &av);
+	cnp = sroce_xmit_alloc_av(qp, &av, SROCE_CNP_HDR_BYTES, 0, &bth);
+	if (!cnp)
+		return -ENOMEM;
+	sroce_pkt_build_cnp(bth, sroce_deth_sqpn(sroce_pkt_deth(pkt)));
+	return sroce_xmit_cnp_av(qp, &av, cnp);
+}
+
+/*
+ * Notification point: @qp received @skb marked CE with DS field @dsfield.
+ * Answer its sender with a CNP unless NP is off for the packet's priority
+ * (its DSCP's class) or a CNP went out less than np_min_time_between_cnps
+ * ago. A UD QP spaces the CNPs of all its senders together: the spacing
+ * is per receiving QP, as for connected QPs, and no per-sender state is
+ * kept that a flood of sources could grow. GSI traffic (MADs) and
+ * multicast (sroce_mcast_recv()) get none.
  */
 static void sroce_recv_ce(struct sroce_dev *sdev, struct sroce_qp *qp,
-			  u8 dsfield)
+			  const struct sk_buff *skb,
+			  const struct sroce_pkt *pkt, u8 dsfield)
 {
 	const struct sroce_cc_params *p = &sdev->cc_params;
 	unsigned int prio = dsfield >> 5;
-	struct sk_buff *skb;
 	bool send;
-	void *bth;
 
 	sroce_counter_inc(&sdev->counters, SROCE_CNT_NP_ECN_MARKED);
-	if (!(READ_ONCE(p->np_enable) & BIT(prio)))
+	if (!(READ_ONCE(p->np_enable) & BIT(prio)) ||
+	    qp->ibqp.qp_type == IB_QPT_GSI)
 		return;
 
 	spin_lock_bh(&qp->resp.lock);
 	send = sroce_cc_np_should_send_cnp(&qp->resp.np, p, ktime_get_ns());
 	spin_unlock_bh(&qp->resp.lock);
-	if (!send)
-		return;
-
-	skb = sroce_xmit_alloc(qp, SROCE_CNP_HDR_BYTES, 0, &bth);
-	if (!skb)
-		return;
-	sroce_pkt_build_cnp(bth, qp->attr.dest_qp_num);
-	if (!sroce_xmit_cnp(qp, skb))
+	if (send && !sroce_recv_send_cnp(qp, skb, pkt))
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_NP_CNP_SENT);
 }
 
 /*
- * Reaction point: a CNP for the QP in its BTH. Only an RC QP in RTS that
- * the CNP's source address is connected to reacts; the QP's RP is the
+ * Reaction point: a CNP for the QP in its BTH. Only an RC or UC QP in RTS
+ * that the CNP's source address is connected to reacts (a UD sender is
+ * not paced: it has no one peer whose rate a CNP could name); the QP's RP is the
  * requester's, so it is updated under req.lock. Every CNP received is
  * counted as handled or ignored, so that the two add up to cc_rx_cnp_pkts.
  */
@@ -151,7 +198,8 @@ static void sroce_recv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_RP_CNP_IGNORED);
 		return;
 	}
-	if (qp->ibqp.qp_type != IB_QPT_RC ||
+	if ((qp->ibqp.qp_type != IB_QPT_RC &&
+	     qp->ibqp.qp_type != IB_QPT_UC) ||
 	    READ_ONCE(qp->state) != IB_QPS_RTS ||
 	    !sroce_recv_addr_ok(&qp->av, skb)) {
 		sroce_qp_put(qp);
@@ -181,6 +229,7 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	struct sroce_pkt pkt;
 	struct sroce_qp *qp;
 	u8 dsfield;
+	bool ok;
 
 	if (skb_linearize(skb) || !sroce_recv_l3_ok(skb) ||
 	    skb->len < sizeof(struct udphdr))
@@ -215,20 +264,22 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 	if (sroce_ud_qp(qp)) {
-		sroce_ud_recv(qp, skb, &pkt);
-		sroce_qp_put(qp);
-		return;
+		ok = sroce_ud_recv_ok(qp, &pkt);	/* counts refusals */
+	} else {
+		ok = sroce_recv_qp_ok(qp, &pkt, skb);
+		if (!ok)
+			sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 	}
-	if (!sroce_recv_qp_ok(qp, &pkt, skb)) {
+	if (!ok) {
 		sroce_qp_put(qp);
-		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 		goto drop;
 	}
 
 	dsfield = sroce_recv_dsfield(skb);
 	if (INET_ECN_is_ce(dsfield))
-		sroce_recv_ce(sdev, qp, dsfield);
+		sroce_recv_ce(sdev, qp, skb, &pkt, dsfield);
 
+	/* UD packets are all requests (sroce_ud_recv_ok()). */
 	if (pkt.info->flags & SROCE_OPF_REQ)
 		sroce_resp_recv(qp, skb, &pkt);
 	else

@@ -97,7 +97,8 @@ static void sroce_srq_event(struct sroce_srq *srq, enum ib_event_type type)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
-int sroce_srq_fetch(struct sroce_srq *srq, struct sroce_rwqe *wqe)
+int sroce_srq_fetch_len(struct sroce_srq *srq, struct sroce_rwqe *wqe,
+			u32 len)
 {
 	struct sroce_queue *q;
 	unsigned long flags;
@@ -112,6 +113,10 @@ int sroce_srq_fetch(struct sroce_srq *srq, struct sroce_rwqe *wqe)
 	}
 	err = sroce_wqe_parse_recv(wqe, sroce_queue_consumer_slot(q),
 				   srq->rq.max_sge);
+	if (!err && wqe->length < len) {
+		spin_unlock_irqrestore(&srq->rq.lock, flags);
+		return -EMSGSIZE;
+	}
 	sroce_queue_advance_consumer(q);
 	if (sroce_srq_limit_hit(srq->limit, sroce_queue_count(q))) {
 		srq->limit = 0;
@@ -122,6 +127,11 @@ int sroce_srq_fetch(struct sroce_srq *srq, struct sroce_rwqe *wqe)
 	if (limit)
 		sroce_srq_event(srq, IB_EVENT_SRQ_LIMIT_REACHED);
 	return err;
+}
+
+int sroce_srq_fetch(struct sroce_srq *srq, struct sroce_rwqe *wqe)
+{
+	return sroce_srq_fetch_len(srq, wqe, 0);
 }
 
 int sroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,

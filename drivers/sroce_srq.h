@@ -46,6 +46,13 @@ int sroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
  * WQE is consumed and wqe->wr_id is set). Context: any; takes rq.lock.
  */
 int sroce_srq_fetch(struct sroce_srq *srq, struct sroce_rwqe *wqe);
+/*
+ * sroce_srq_fetch_len() - sroce_srq_fetch(), for a WQE that must hold
+ * @len bytes: a well-formed one that is shorter stays in the SRQ for
+ * another message, and -EMSGSIZE is returned.
+ */
+int sroce_srq_fetch_len(struct sroce_srq *srq, struct sroce_rwqe *wqe,
+			u32 len);
 
 /* Pure parts, exported for KUnit. */
 bool sroce_srq_limit_hit(u32 limit, u32 count);

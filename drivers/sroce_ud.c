@@ -36,6 +36,7 @@
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_seg.h"
+#include "sroce_srq.h"
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
@@ -312,8 +313,7 @@ idle:
 	return 0;
 }
 
-void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
-		   struct sroce_pkt *pkt)
+bool sroce_ud_recv_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
 	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
 	enum ib_qp_state state = READ_ONCE(qp->state);
@@ -323,16 +323,46 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	if ((pkt->opcode & SROCE_OP_TRANSPORT_MASK) != SROCE_TRANSPORT_UD ||
 	    !deth || !sroce_qp_state_receives(state)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
-		kfree_skb(skb);
-		return;
+		return false;
 	}
 	if (!sroce_ud_qkey_ok(qp->ibqp.qp_type, READ_ONCE(qp->attr.qkey),
 			      sroce_deth_qkey(deth))) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_BAD_QKEY);
+		return false;
+	}
+	return true;
+}
+
+void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
+		   struct sroce_pkt *pkt)
+{
+	if (!sroce_ud_recv_ok(qp, pkt)) {
 		kfree_skb(skb);
 		return;
 	}
 	sroce_resp_recv(qp, skb, pkt);
+}
+
+/*
+ * Copy the next receive WQE into resp->rwqe. One of the QP's RQ is only
+ * peeked at (sroce_ud_recv_complete() retires it) and one of an SRQ taken
+ * only if @paylen fits it: a message too long for its WQE is dropped
+ * (class D, as sroce_ud_recv_len_ok() decides) and leaves the WQE to the
+ * next one.
+ */
+static int sroce_ud_fetch_wqe(struct sroce_qp *qp, u32 paylen)
+{
+	unsigned long flags;
+	int err;
+
+	if (qp->ibqp.srq)
+		return sroce_srq_fetch_len(to_ssrq(qp->ibqp.srq),
+					   qp->resp.rwqe,
+					   SROCE_UD_GRH_BYTES + paylen);
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	err = sroce_rq_fetch(qp, qp->resp.rwqe);
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	return err;
 }
 
 /* Post the receive completion of the fetched WQE. Runner only. */
@@ -342,9 +372,11 @@ static int sroce_ud_recv_complete(struct sroce_qp *qp, struct ib_wc *wc,
 	struct sroce_cq *cq = to_scq(qp->ibqp.recv_cq);
 	unsigned long flags;
 
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	sroce_queue_advance_consumer(&qp->rq.queue);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
+	if (!qp->ibqp.srq) {
+		spin_lock_irqsave(&qp->rq.lock, flags);
+		sroce_queue_advance_consumer(&qp->rq.queue);
+		spin_unlock_irqrestore(&qp->rq.lock, flags);
+	}
 
 	wc->wr_id = qp->resp.rwqe->wr_id;
 	wc->qp = &qp->ibqp;
@@ -375,17 +407,14 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_sge_cursor cursor;
 	u8 grh[SROCE_UD_GRH_BYTES];
-	unsigned long flags;
 	struct ib_wc wc;
 	int err;
 
 	if (resp->fatal || !sroce_qp_state_receives(state))
 		goto drop;
 
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	err = sroce_rq_fetch(qp, resp->rwqe);
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
-	if (err == -ENOENT)
+	err = sroce_ud_fetch_wqe(qp, pkt->paylen);
+	if (err == -ENOENT || err == -EMSGSIZE)
 		goto drop;
 	if (err) {
 		sroce_ud_recv_fail(qp, IB_WC_LOC_QP_OP_ERR);

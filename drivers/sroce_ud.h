@@ -46,9 +46,15 @@ void sroce_ud_wr_to_wqe(struct rxe_send_wqe *wqe, const struct ib_send_wr *wr);
 int sroce_ud_send(struct sroce_qp *qp);
 
 /*
- * sroce_ud_recv() - a packet for a UD or GSI QP from sroce_recv() (softirq,
- * ICRC and P_Key already checked): transport, state and Q_Key checks, then
- * the responder delivers it. Consumes @skb.
+ * sroce_ud_recv_ok() - may a packet (ICRC and P_Key already checked) go to
+ * UD or GSI @qp: a UD packet with a DETH, the QP able to receive, the
+ * Q_Key right? Counts what it refuses. Context: softirq.
+ */
+bool sroce_ud_recv_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt);
+
+/*
+ * sroce_ud_recv() - a multicast copy for a UD QP: the checks of
+ * sroce_ud_recv_ok(), then the responder delivers it. Consumes @skb.
  */
 void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		   struct sroce_pkt *pkt);

@@ -382,13 +382,25 @@ int sroce_xmit_av(struct sroce_qp *qp, const struct sroce_av *av,
 			    av->sport);
 }
 
-int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
+static int sroce_xmit_cnp_to(struct sroce_qp *qp, const struct sroce_av *av,
+			     struct dst_cache *cache,
+			     struct sk_buff *skb)
 {
 	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
 	u8 dscp = READ_ONCE(p->np_cnp_dscp) & 0x3f;
 
 	/* Not ECN-capable: a CNP must not be marked or dropped for ECN. */
 	skb->priority = rt_tos2priority(dscp << 2);
-	return __sroce_xmit(qp, &qp->av, &qp->dst_cache, skb, dscp << 2,
-			    qp->av.sport);
+	return __sroce_xmit(qp, av, cache, skb, dscp << 2, av->sport);
+}
+
+int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
+{
+	return sroce_xmit_cnp_to(qp, &qp->av, &qp->dst_cache, skb);
+}
+
+int sroce_xmit_cnp_av(struct sroce_qp *qp, const struct sroce_av *av,
+		      struct sk_buff *skb)
+{
+	return sroce_xmit_cnp_to(qp, av, NULL, skb);
 }

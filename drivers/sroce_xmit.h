@@ -89,6 +89,9 @@ static inline unsigned long sroce_xmit_backoff(u8 *tries)
  * @skb. Context: any, never sleeps.
  */
 int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb);
+/* The same for a CNP to where @av says (UD: the marked packet's sender). */
+int sroce_xmit_cnp_av(struct sroce_qp *qp, const struct sroce_av *av,
+		      struct sk_buff *skb);
 
 /*
  * The QP's route cache (sroce_qp.dst_cache): set up at create_qp (may

@@ -225,6 +225,7 @@ guest_steps() {
 	gstep cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \
 		"$tests/cc.sh" nomark sroce
 	gstep cc-mark -n 2 -t 400 "$tests/cc.sh" mark sroce 5
+	gstep cc-transports -n 2 -t 400 "$tests/cc.sh" transports sroce
 	# 20 s per mode. Fairness within 25 % here, not the 10 %
 	# (make check-cc keeps 10 % over 40 s): the switch guest's 0.5 s
 	# samples stretch to 1-2 s under TCG, so the short window holds 5-8

@@ -8,6 +8,9 @@
 #   cc.sh mark TYPE [P...] [OPTION...]   -n 2: netem on guest 1's egress
 #                                        CE-marks P % (default 1 5 20) of
 #                                        its RoCE packets, one run per P
+#   cc.sh transports TYPE [OPTION...]   -n 2: as mark at 20 %, for UD
+#                                        (ib_send_bw -c UD) and UC
+#                                        (ib_write_bw -c UC) traffic
 #   cc.sh incast TYPE [on|off|both] [OPTION...]
 #                                        -n 3: guests 1 and 2 write to guest
 #                                        0 (guest 2 joins late) through a
@@ -89,8 +92,8 @@ for opt in "$@"; do
 	esac
 done
 case $scenario in
-nomark|mark|incast) ;;
-*) bail "unknown scenario '$scenario' (nomark, mark or incast)" ;;
+nomark|mark|transports|incast) ;;
+*) bail "unknown scenario '$scenario' (nomark, mark, transports or incast)" ;;
 esac
 case $type in
 sroce) ;;
@@ -301,26 +304,28 @@ fi
 # Guest 1 sends, guest 0 receives. Each run: counters published before and
 # after by both guests, RoCE packets captured at guest 0.
 
-# one_flow TAG: one ib_write_bw run from guest 1 to guest 0.
+# one_flow TAG [TOOL ARG...]: one ib_write_bw (or TOOL) run from guest 1
+# to guest 0, with ARGs after the common ones.
 one_flow() {
-	local tag=$1 args spid
-	args=$(perftest_args "$dur" $port)
+	local tag=$1 tool=${2:-ib_write_bw} args spid
+	shift $(($# > 1 ? 2 : 1))
+	args="$(perftest_args "$dur" $port) $*"
 	snap "$tag-0"
 	if [ "$GUEST_ID" = 0 ]; then
 		capture_start "$tag"
 		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" ib_write_bw $args >"/job/$tag.server" 2>&1 &
+		timeout "$TOOL_TIMEOUT" "$tool" $args >"/job/$tag.server" 2>&1 &
 		spid=$!
 		barrier "$tag-up"
 		wait $spid
-		check "$tag: ib_write_bw server" test $? -eq 0 || sed 's/^/#   /' "/job/$tag.server"
+		check "$tag: $tool server" test $? -eq 0 || sed 's/^/#   /' "/job/$tag.server"
 		capture_stop "$tag"
 	else
 		barrier "$tag-up"
 		trace_start "$tag"
 		# shellcheck disable=SC2086 # $args holds several options
-		check "$tag: ib_write_bw client ($dur s)" \
-			run_client "/job/$tag.client" ib_write_bw $args "$PEER_IP4" ||
+		check "$tag: $tool client ($dur s)" \
+			run_client "/job/$tag.client" "$tool" $args "$PEER_IP4" ||
 			sed 's/^/#   /' "/job/$tag.client"
 		trace_stop "$tag"
 	fi
@@ -366,7 +371,8 @@ model_share() {
 
 between() { awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
 
-if [ "$scenario" = nomark ] || [ "$scenario" = mark ]; then
+if [ "$scenario" = nomark ] || [ "$scenario" = mark ] ||
+	[ "$scenario" = transports ]; then
 	[ "$NGUESTS" = 2 ] || bail "$scenario wants 2 guests (vm-run.sh -n 2)"
 	dur=${dur:-6}
 fi
@@ -737,6 +743,41 @@ incast_run() {
 		cc_check "$tag: DCQCN off: no CNP sent" test "$cnp" -eq 0
 	fi
 }
+
+# UD and UC under 20 % marking: the receiver answers both with CNPs (a UD
+# CNP names the DETH's source QP, at the packet's source address); the UC
+# sender is paced by DCQCN like an RC one, the UD sender ignores them (no
+# one peer to pace for).
+if [ "$scenario" = transports ]; then
+	[ "$GUEST_ID" = 1 ] && { netem_marks 20 || bail "netem loss 20% ecn"; }
+	one_flow ud ib_send_bw -c UD -s 1000
+	flow_deltas ud
+	if [ "$GUEST_ID" = 0 ]; then
+		result "scenario=transports qp=ud type=$type roce_pkts=$cap_total ce=$cap_ce" \
+			"ecn_marked=$r_ecn cnp_sent=$r_cnp cnp_rx=$s_rx handled=$s_handled ignored=$s_ignored"
+		check "ud: CE-marked packets arrive ($cap_ce of $cap_total)" test "$cap_ce" -gt 0
+		cc_check "ud: receiver sends CNPs for UD packets (np_cnp_sent $r_cnp of $r_ecn marked)" \
+			test "$r_cnp" -gt 0 -a "$r_cnp" -le "$r_ecn"
+		cc_check "ud: CNPs balance (sent = received = handled + ignored)" cnp_balance
+		cc_check "ud: the UD sender ignores them (rp_cnp_handled $s_handled)" \
+			test "$s_handled" -eq 0
+	fi
+	one_flow uc ib_write_bw -c UC
+	flow_deltas uc
+	[ "$GUEST_ID" = 1 ] && netem_marks 0
+	if [ "$GUEST_ID" = 0 ]; then
+		result "scenario=transports qp=uc type=$type roce_pkts=$cap_total ce=$cap_ce" \
+			"ecn_marked=$r_ecn cnp_sent=$r_cnp cnp_rx=$s_rx handled=$s_handled ignored=$s_ignored"
+		check "uc: CE-marked packets arrive ($cap_ce of $cap_total)" test "$cap_ce" -gt 0
+		cc_check "uc: receiver sends CNPs (np_cnp_sent $r_cnp)" test "$r_cnp" -gt 0
+		cc_check "uc: CNPs balance (sent = received = handled + ignored)" cnp_balance
+		cc_check "uc: the UC sender handled CNPs (rp_cnp_handled $s_handled)" \
+			test "$s_handled" -gt 0
+	else
+		cc_check "uc: the sender's rate was cut (sroce_cc_rate reason=cnp)" \
+			grep -q 'sroce_cc_rate:.*reason=cnp' /job/trace-uc.txt
+	fi
+fi
 
 if [ "$scenario" = incast ]; then
 	[ "$NGUESTS" = 3 ] || bail "incast wants 3 guests (vm-run.sh -n 3)"

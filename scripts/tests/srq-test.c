@@ -17,7 +17,9 @@
  *    QP, never crash;
  *  - UC: a SEND that finds no receive WQE is dropped (no RNR), the
  *    sender's WQE completes anyway, and the next SEND is delivered; RDMA
- *    WRITE with immediate lands data and completes a receive.
+ *    WRITE with immediate lands data and completes a receive;
+ *  - UD on an SRQ: datagrams take its WQEs in order; one too long for
+ *    the WQE at the head is dropped and leaves the WQE to the next.
  *
  * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
  * check failed.
@@ -37,6 +39,8 @@
 #define SLOT		256	/* receive buffer per WQE */
 #define NSLOTS		64
 #define MSG		200
+#define UD_GRH		40	/* GRH area ahead of a UD receive's payload */
+#define UD_QKEY		0x11111111
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
@@ -414,6 +418,125 @@ static void uc_tests(void)
 	ibv_destroy_qp(b);
 }
 
+/* A UD QP through INIT and RTR to RTS. */
+static int ud_up(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = UD_QKEY,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		return -1;
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return -1;
+	a.qp_state = IBV_QPS_RTS;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/* One signalled UD SEND of @len bytes of @fill; its completion status. */
+static int send_ud(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dqpn,
+		   uint8_t fill, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)sbuf, .length = len, .lkey = mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = fill, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = ah, .remote_qpn = dqpn,
+			   .remote_qkey = UD_QKEY },
+	};
+	struct ibv_send_wr *bad;
+	struct ibv_wc wc;
+
+	memset(sbuf, fill, len);
+	if (ibv_post_send(qp, &wr, &bad))
+		return -1;
+	if (!poll_one(scq, &wc, 5000))
+		return -2;
+	return wc.status;
+}
+
+/* Did datagram @fill of MSG bytes land behind the GRH area of @slot? */
+static int ud_slot_holds(int slot, uint8_t fill)
+{
+	int i;
+
+	for (i = 0; i < MSG; i++)
+		if (rbuf[slot * SLOT + UD_GRH + i] != fill)
+			return 0;
+	return 1;
+}
+
+/*
+ * UD on an SRQ: datagrams take the SRQ's WQEs in order, GRH area first,
+ * and complete on the receiving QP; one too long for the WQE at the head
+ * is dropped and leaves that WQE to the next datagram.
+ */
+static void ud_srq_tests(void)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 16,
+						  .max_sge = 1 } };
+	struct ibv_ah_attr aa = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = gid, .sgid_index = gidx, .hop_limit = 64 },
+	};
+	struct ibv_qp *tx = NULL, *rx = NULL;
+	struct ibv_srq *srq;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	int i, st, got;
+
+	srq = ibv_create_srq(pd, &sa);
+	if (srq)
+		rx = make_qp(IBV_QPT_UD, srq);
+	tx = make_qp(IBV_QPT_UD, NULL);
+	ah = ibv_create_ah(pd, &aa);
+	if (!check(srq && rx && tx && ah, "UD QP created on an SRQ"))
+		goto out;
+	if (!check(!ud_up(rx) && !ud_up(tx), "UD QPs to RTS"))
+		goto out;
+	for (i = 0; i < 3; i++)
+		if (post_srq(srq, 100 + i, 40 + i))
+			break;
+	if (!check(i == 3, "post 3 receives to the SRQ"))
+		goto out;
+
+	memset(rbuf + 40 * SLOT, 0, 3 * SLOT);
+	st = send_ud(tx, ah, rx->qp_num, 0x61, MSG);
+	got = poll_one(rcq, &wc, 5000);
+	check(st == IBV_WC_SUCCESS && got && wc.status == IBV_WC_SUCCESS &&
+	      wc.wr_id == 100 && wc.qp_num == rx->qp_num &&
+	      wc.src_qp == tx->qp_num && wc.byte_len == UD_GRH + MSG &&
+	      (wc.wc_flags & IBV_WC_GRH) && ud_slot_holds(40, 0x61),
+	      "UD SEND lands in the SRQ's first WQE (status %d, wr_id %llu, len %u)",
+	      got ? (int)wc.status : -1,
+	      got ? (unsigned long long)wc.wr_id : 0ULL, got ? wc.byte_len : 0);
+
+	st = send_ud(tx, ah, rx->qp_num, 0x62, SLOT - UD_GRH + 1);
+	check(st == IBV_WC_SUCCESS && !poll_one(rcq, &wc, 500),
+	      "a datagram too long for the WQE is dropped (send status %d)",
+	      st);
+
+	st = send_ud(tx, ah, rx->qp_num, 0x63, MSG);
+	got = poll_one(rcq, &wc, 5000);
+	check(st == IBV_WC_SUCCESS && got && wc.status == IBV_WC_SUCCESS &&
+	      wc.wr_id == 101 && ud_slot_holds(41, 0x63),
+	      "the next datagram takes the WQE it left (wr_id %llu)",
+	      got ? (unsigned long long)wc.wr_id : 0ULL);
+out:
+	if (ah)
+		ibv_destroy_ah(ah);
+	if (tx)
+		ibv_destroy_qp(tx);
+	if (rx)
+		ibv_destroy_qp(rx);
+	if (srq)
+		check(!ibv_destroy_srq(srq), "destroy the UD QP's SRQ");
+}
+
 /*
  * target PEER_IPV6 QPN_FILE: a UC QP with 8 receives posted (4 KiB each,
  * wr_id 0..7), connected to QPN 0x100 at PEER_IPV6 from rq_psn 1000, for
@@ -513,6 +636,7 @@ int main(int argc, char **argv)
 
 	srq_tests();
 	uc_tests();
+	ud_srq_tests();
 
 	printf("# srq-test: %d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;
