@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test-common.h"
+
 #define QKEY		0x4d434153u
 #define MSG_LEN		256
 #define GRH_LEN		40
@@ -45,27 +47,6 @@ static void fill(unsigned char *p, uint32_t seq)
 	for (i = 0; i < MSG_LEN; i++)
 		p[i] = (unsigned char)(seq * 7 + i);
 	memcpy(p, &seq, sizeof(seq));
-}
-
-static int qp_up(struct ibv_qp *qp, int send)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qkey = QKEY,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	if (!send)
-		return 0;
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
 }
 
 static int make_node(struct ibv_context *ctx, struct ibv_pd *pd,
@@ -93,7 +74,7 @@ static int make_node(struct ibv_context *ctx, struct ibv_pd *pd,
 	n->qp = ibv_create_qp(pd, &ia);
 	if (!n->mr || !n->qp)
 		return -1;
-	return qp_up(n->qp, send);
+	return ud_qp_up(n->qp, QKEY, send);
 }
 
 static int post_recvs(struct node *n, int count)

@@ -418,23 +418,6 @@ static void uc_tests(void)
 	ibv_destroy_qp(b);
 }
 
-/* A UD QP through INIT and RTR to RTS. */
-static int ud_up(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = UD_QKEY,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_QKEY))
-		return -1;
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return -1;
-	a.qp_state = IBV_QPS_RTS;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
-}
-
 /* One signalled UD SEND of @len bytes of @fill; its completion status. */
 static int send_ud(struct ibv_qp *qp, struct ibv_ah *ah, uint32_t dqpn,
 		   uint8_t fill, uint32_t len)
@@ -496,7 +479,8 @@ static void ud_srq_tests(void)
 	ah = ibv_create_ah(pd, &aa);
 	if (!check(srq && rx && tx && ah, "UD QP created on an SRQ"))
 		goto out;
-	if (!check(!ud_up(rx) && !ud_up(tx), "UD QPs to RTS"))
+	if (!check(!ud_qp_up(rx, UD_QKEY, 1) && !ud_qp_up(tx, UD_QKEY, 1),
+		   "UD QPs to RTS"))
 		goto out;
 	for (i = 0; i < 3; i++)
 		if (post_srq(srq, 100 + i, 40 + i))

@@ -6,6 +6,7 @@
 #ifndef SROCE_TEST_COMMON_H
 #define SROCE_TEST_COMMON_H
 
+#include <stdint.h>
 #include <infiniband/verbs.h>
 
 /* The checks so far, as printed by check(). */
@@ -34,5 +35,11 @@ struct ibv_context *open_device(const char *name);
  * if it is neither.
  */
 int gid_of(const char *ip, union ibv_gid *gid);
+
+/*
+ * A UD QP with Q_Key @qkey through INIT to RTR, and on to RTS if @send;
+ * 0, or -1 if a modify failed.
+ */
+int ud_qp_up(struct ibv_qp *qp, uint32_t qkey, int send);
 
 #endif
