@@ -32,12 +32,13 @@
 #define SROCE_MW_ACCESS	(IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_ATOMIC)
 /*
- * What a bind may ask for: the remote rights, and local write, which
- * applications (and rdma-core's tests) pass as they do for an MR. IBTA
- * gives a window remote rights only, so local write is accepted and
- * ignored, as rdma_rxe accepts it.
+ * What a bind may ask for: the remote rights, zero-based addressing (type
+ * 2 only), and local write, which applications (and rdma-core's tests)
+ * pass as they do for an MR. IBTA gives a window remote rights only, so
+ * local write is accepted and ignored, as rdma_rxe accepts it.
  */
-#define SROCE_MW_BIND_ACCESS	(SROCE_MW_ACCESS | IB_ACCESS_LOCAL_WRITE)
+#define SROCE_MW_BIND_ACCESS	(SROCE_MW_ACCESS | IB_ZERO_BASED | \
+				 IB_ACCESS_LOCAL_WRITE)
 
 /*
  * The entry under @key's index with a reference: an MR (*@mw NULL) or a
@@ -142,14 +143,14 @@ enum ib_wc_status sroce_mw_bind_check(enum ib_mw_type type, bool valid,
 	/* Only the key tag is the consumer's (IBTA 10.6.7.2.3). */
 	if ((b->rkey >> 8) != (cur_rkey >> 8))
 		return IB_WC_MW_BIND_ERR;
-	/* Zero-based windows are not supported. */
 	if (b->access & ~SROCE_MW_BIND_ACCESS)
 		return IB_WC_MW_BIND_ERR;
 	/* C10-72 and its type 1 counterpart: one PD for QP and window. */
 	if (mw_pd != qp_pd)
 		return IB_WC_MW_BIND_ERR;
 	if (type == IB_MW_TYPE_1) {
-		if (!valid)
+		/* o10-36.2.2: a type 1 window is never zero-based. */
+		if (!valid || (b->access & IB_ZERO_BASED))
 			return IB_WC_MW_BIND_ERR;
 		/* A zero-length bind leaves a window that grants nothing. */
 		if (!b->length)
@@ -225,7 +226,7 @@ static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 			mw->addr = b->addr;
 			mw->length = b->length;
 		}
-		mw->access = b->access & SROCE_MW_ACCESS;
+		mw->access = b->access & (SROCE_MW_ACCESS | IB_ZERO_BASED);
 		mw->qpn = qp->ibqp.qp_num;
 		mw->rkey = (mw->rkey & ~0xffU) | (b->rkey & 0xff);
 		mw->valid = true;
@@ -297,9 +298,20 @@ int sroce_rkey_access(struct sroce_qp *qp, u32 rkey, int access, u64 va,
 	if (mw->valid && mw->mr && mw->rkey == rkey &&
 	    mw->ibmw.pd == qp->ibqp.pd &&
 	    (mw->ibmw.type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
-	    sroce_mr_check_access(mw->access, access) &&
-	    sroce_mr_check_range(mw->addr, mw->length, va, op->len))
-		err = sroce_mr_run(mw->mr, va, op);
+	    sroce_mr_check_access(mw->access, access)) {
+		/*
+		 * A zero-based window is addressed from 0: [0, length) is
+		 * [addr, addr + length) of the region, which the bind
+		 * checked lies inside it.
+		 */
+		if (!(mw->access & IB_ZERO_BASED)) {
+			if (sroce_mr_check_range(mw->addr, mw->length, va,
+						 op->len))
+				err = sroce_mr_run(mw->mr, va, op);
+		} else if (sroce_mr_check_range(0, mw->length, va, op->len)) {
+			err = sroce_mr_run(mw->mr, mw->addr + va, op);
+		}
+	}
 	spin_unlock_bh(&mw->lock);
 	sroce_mw_put(mw);
 	return err;

@@ -289,9 +289,12 @@ static void bind_rules(struct kunit *test)
 	CHECK(IB_MW_TYPE_1, true, pd, &z, true, pd, mr_acc, IB_WC_SUCCESS);
 	z.access = IB_ACCESS_REMOTE_READ | IB_ACCESS_MW_BIND;
 	CHECK(IB_MW_TYPE_1, true, pd, &z, true, pd, mr_acc, IB_WC_MW_BIND_ERR);
-	/* No zero-based windows. */
+	/* Zero-based: type 2 only (o10-36.2.2), still inside the region. */
 	z.access = IB_ACCESS_REMOTE_READ | IB_ZERO_BASED;
 	CHECK(IB_MW_TYPE_1, true, pd, &z, true, pd, mr_acc, IB_WC_MW_BIND_ERR);
+	CHECK(IB_MW_TYPE_2, false, pd, &z, true, pd, mr_acc, IB_WC_SUCCESS);
+	z.addr = 0x1f01;
+	CHECK(IB_MW_TYPE_2, false, pd, &z, true, pd, mr_acc, IB_WC_MW_BIND_ERR);
 	/* C10-75: inside the region, to the last byte and not beyond. */
 	z = b;
 	z.addr = 0x1f00;
@@ -448,6 +451,46 @@ static void window_rkeys(struct kunit *test)
 
 	free_mw(mw1);
 	free_mw(mw2);
+}
+
+/*
+ * A zero-based type 2 window is addressed from 0 to its length, which
+ * reach its part of the region; the region's own addresses do not.
+ */
+static void zero_based_window(struct kunit *test)
+{
+	struct mw_test *t = test->priv;
+	const int wr = IB_ACCESS_REMOTE_WRITE;
+	struct sroce_mw *mw;
+	struct sroce_mr *mr;
+	u8 v = 0x5a;
+	u8 *buf;
+	u64 base;
+
+	buf = kunit_kzalloc(test, 0x1000, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	base = (u64)(uintptr_t)buf;
+	mr = dma_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND);
+	mw = alloc_mw(test, &t->pd, IB_MW_TYPE_2);
+
+	KUNIT_EXPECT_EQ(test, bind(t, t->qp, mw, mr, base + 0x200, 0x100,
+				   wr | IB_ZERO_BASED, 5), IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mw->rkey, wr, 0x10, &v, 1, true),
+			0);
+	KUNIT_EXPECT_EQ(test, buf[0x210], 0x5a);
+	KUNIT_EXPECT_EQ(test, buf[0x10], 0);
+	KUNIT_EXPECT_TRUE(test, rkey_ok(t->qp, mw->rkey, wr, 0, 0x100));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw->rkey, wr, 0xff, 2));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw->rkey, wr, 0x100, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw->rkey, wr, base + 0x200, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw->rkey, wr, U64_MAX, 1));
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw->rkey, IB_ACCESS_REMOTE_READ,
+					 0, 1));
+
+	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(t->qp, mw->rkey, true), 0);
+	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw->rkey, wr, 0x10, 1));
+	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&mr->ibmr, NULL), 0);
+	free_mw(mw);
 }
 
 /*
@@ -608,6 +651,7 @@ static struct kunit_case sroce_mw_cases[] = {
 	KUNIT_CASE(fast_reg_and_invalidate),
 	KUNIT_CASE(bind_rules),
 	KUNIT_CASE(window_rkeys),
+	KUNIT_CASE(zero_based_window),
 	KUNIT_CASE(dealloc_bound),
 	KUNIT_CASE(fast_revoked_mid_message),
 	KUNIT_CASE(window_revoked_mid_message),

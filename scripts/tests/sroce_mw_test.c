@@ -9,8 +9,9 @@
  * The server registers a buffer that grants no remote access itself
  * (LOCAL_WRITE | MW_BIND) and opens it through windows: type 1 (bound with
  * ibv_bind_mw) and type 2B (bound with an IBV_WR_BIND_MW work request to
- * one QP), both with local write among the bind's rights as applications
- * pass them (a window ignores it). The client writes and reads through
+ * one QP; one of them zero-based, addressed from 0), all with local write
+ * among the bind's rights as applications pass them (a window ignores
+ * it). The client writes and reads through
  * them and the data is checked on both sides; access outside a window,
  * through the wrong QP for a type 2B window, after SEND with Invalidate
  * and after a local invalidation must fail with IBV_WC_REM_ACCESS_ERR.
@@ -40,13 +41,15 @@
 #define W1_LEN	8192
 #define W2_OFF	16384		/* type 2B windows: [W2_OFF, W2_OFF + W2_LEN) */
 #define W2_LEN	4096
+#define W4_OFF	32768		/* zero-based type 2B window: [0, W4_LEN) */
+#define W4_LEN	4096
 #define XFER	1024
 
 struct peer {
 	uint32_t qpn[NQP];
 	union ibv_gid gid;
 	uint64_t base;
-	uint32_t w1_rkey, w2_rkey, w3_rkey;
+	uint32_t w1_rkey, w2_rkey, w3_rkey, w4_rkey;
 };
 
 static struct ibv_context *ctx;
@@ -221,16 +224,19 @@ static void post_recv(int q)
 		die("post_recv");
 }
 
-/* Bind a type 2 window to qp[q]; returns the status and the new rkey. */
+/*
+ * Bind a type 2 window to qp[q], with @flags (IBV_ACCESS_ZERO_BASED) on top
+ * of the usual rights; returns the status and the new rkey.
+ */
 static enum ibv_wc_status bind2(int q, struct ibv_mw *mw, uint32_t *rkey,
-				uint64_t off, uint64_t len)
+				uint64_t off, uint64_t len, unsigned int flags)
 {
 	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp[q]);
 	struct ibv_mw_bind_info info = {
 		.mr = mr, .addr = (uintptr_t)buf + off, .length = len,
 		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_LOCAL_WRITE,
+				   IBV_ACCESS_LOCAL_WRITE | flags,
 	};
 	uint32_t key = ibv_inc_rkey(*rkey);
 	struct ibv_wc wc;
@@ -269,11 +275,11 @@ static int check_fill(const uint8_t *p, size_t len, uint8_t seed)
 
 static void server(void)
 {
-	struct ibv_mw *mw1, *mw2, *mw3;
+	struct ibv_mw *mw1, *mw2, *mw3, *mw4;
 	struct ibv_mw_bind b1 = {0};
 	struct peer me = {0}, them;
 	struct ibv_wc wc;
-	uint32_t w2, w3;
+	uint32_t w2, w3, w4;
 	int i, rc;
 
 	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
@@ -283,8 +289,9 @@ static void server(void)
 	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	mw3 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
-	check(mw1 && mw2 && mw3, "alloc_mw type 1 and type 2");
-	if (!mw1 || !mw2 || !mw3)
+	mw4 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	check(mw1 && mw2 && mw3 && mw4, "alloc_mw type 1 and type 2");
+	if (!mw1 || !mw2 || !mw3 || !mw4)
 		die("alloc_mw: %s", strerror(errno));
 
 	for (i = 0; i < NQP; i++)
@@ -312,11 +319,14 @@ static void server(void)
 
 	/* Type 2B bound to qp[0] and to qp[2]. */
 	w2 = mw2->rkey;
-	check(bind2(0, mw2, &w2, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
+	check(bind2(0, mw2, &w2, W2_OFF, W2_LEN, 0) == IBV_WC_SUCCESS,
 	       "type 2 bind to qp 0");
 	w3 = mw3->rkey;
-	check(bind2(2, mw3, &w3, W2_OFF, W2_LEN) == IBV_WC_SUCCESS,
+	check(bind2(2, mw3, &w3, W2_OFF, W2_LEN, 0) == IBV_WC_SUCCESS,
 	       "type 2 bind to qp 2");
+	w4 = mw4->rkey;
+	check(bind2(0, mw4, &w4, W4_OFF, W4_LEN, IBV_ACCESS_ZERO_BASED) ==
+	      IBV_WC_SUCCESS, "zero-based type 2 bind to qp 0");
 	post_recv(2);
 
 	fill(buf, BUF_LEN, 0x11);
@@ -324,6 +334,7 @@ static void server(void)
 	me.w1_rkey = mw1->rkey;
 	me.w2_rkey = w2;
 	me.w3_rkey = w3;
+	me.w4_rkey = w4;
 	xfer(&me, sizeof(me), 1);
 
 	/* 1: the client wrote through both windows. */
@@ -332,6 +343,9 @@ static void server(void)
 	       "data written through the type 1 window");
 	check(check_fill(buf + W2_OFF, XFER, 0x66),
 	       "data written through the type 2 window");
+	check(check_fill(buf + W4_OFF + 512, XFER, 0x77) &&
+	      check_fill(buf + 512, XFER, (uint8_t)(0x11 + 512 * 7)),
+	       "data written at 512 of the zero-based window, not at 512 of the buffer");
 	check(check_fill(buf + W1_OFF, 100, (uint8_t)(0x11 + W1_OFF * 7)),
 	       "bytes around the write untouched");
 
@@ -368,6 +382,7 @@ static void server(void)
 	ibv_dealloc_mw(mw1);
 	ibv_dealloc_mw(mw2);
 	ibv_dealloc_mw(mw3);
+	ibv_dealloc_mw(mw4);
 	check(!ibv_dereg_mr(mr), "dereg_mr after the windows are gone");
 }
 
@@ -403,6 +418,15 @@ static void client(void)
 	fill(lbuf, XFER, 0x66);
 	st = rdma(0, 0, them.base + W2_OFF, them.w2_rkey, XFER);
 	check(st == IBV_WC_SUCCESS, "RDMA WRITE through the type 2 window");
+	/* The zero-based window: addresses from 0. */
+	st = rdma(0, 1, 0, them.w4_rkey, XFER);
+	check(st == IBV_WC_SUCCESS &&
+	       check_fill(lbuf, XFER, (uint8_t)(0x11 + W4_OFF * 7)),
+	       "RDMA READ at 0 of the zero-based window (status %d)", st);
+	fill(lbuf, XFER, 0x77);
+	st = rdma(0, 0, 512, them.w4_rkey, XFER);
+	check(st == IBV_WC_SUCCESS,
+	       "RDMA WRITE at 512 of the zero-based window (status %d)", st);
 	sync_step(1);
 
 	/* SEND with Invalidate of w3 on qp[2], where it is bound. */
