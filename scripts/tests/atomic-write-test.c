@@ -39,6 +39,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "test-common.h"
+
 /* IB_UVERBS_DEVICE_ATOMIC_WRITE (kernel uapi 6.2 on); libibverbs 44 has no name. */
 #define DEVICE_ATOMIC_WRITE	(1ULL << 40)
 
@@ -78,7 +80,7 @@ static struct ibv_cq *cq;
 static struct ibv_qp *qp[NQP];
 static struct ibv_mr *mr, *romr, *lmr;
 static uint8_t *buf, *robuf, *lbuf;
-static int sock, gid_index, failures;
+static int sock, gid_index;
 
 static void die(const char *fmt, ...)
 {
@@ -90,20 +92,6 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n");
 	exit(2);
-}
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%s - ", ok ? "ok" : "not ok");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		failures++;
 }
 
 static void xfer(void *p, size_t len, int out)
@@ -131,21 +119,16 @@ static void sync_step(uint32_t n)
 		die("out of step: %u vs %u", got, n);
 }
 
-static struct ibv_wc poll_one(void)
+/* The next completion on cq; dies if none comes within a minute. */
+static struct ibv_wc next_wc(void)
 {
 	struct ibv_wc wc;
-	int n, i;
+	int n = poll_one(cq, &wc, 60000);
 
-	for (i = 0; i < 10000000; i++) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0)
-			die("poll_cq");
-		if (n)
-			return wc;
-		if (i > 1000)
-			usleep(100);
-	}
-	die("no completion");
+	if (n < 0)
+		die("poll_cq");
+	if (!n)
+		die("no completion");
 	return wc;
 }
 
@@ -258,7 +241,7 @@ static enum ibv_wc_status aw_status(int q, uint32_t rkey, uint64_t addr,
 	struct ibv_wc wc;
 
 	post_aw(q, 100 + q, rkey, addr, val);
-	wc = poll_one();
+	wc = next_wc();
 	if (wc.wr_id != (uint64_t)(100 + q))
 		die("completion for wr_id %llu", (unsigned long long)wc.wr_id);
 	return wc.status;
@@ -333,37 +316,37 @@ static void server(void)
 			ok &= word_at(buf, SLOT_OFF + 16 * i) == values[i] &&
 			      untouched(buf, SLOT_OFF + 16 * i + 8,
 					SLOT_OFF + 16 * i + 16);
-		result(ok, "%d values stored exactly, guard words untouched",
-		       NSLOT);
-		result(word_at(buf, FLAG_OFF) == FLAG_VALUE,
-		       "repeated writes to one word: the last one stays (%#llx)",
-		       (unsigned long long)word_at(buf, FLAG_OFF));
+		check(ok, "%d values stored exactly, guard words untouched",
+		      NSLOT);
+		check(word_at(buf, FLAG_OFF) == FLAG_VALUE,
+		      "repeated writes to one word: the last one stays (%#llx)",
+		      (unsigned long long)word_at(buf, FLAG_OFF));
 		for (i = 0, ok = 1; i < DATA_LEN; i++)
 			ok &= buf[DATA_OFF + i] == (uint8_t)(i * 13 + 1);
-		result(ok, "RDMA WRITE data before the ATOMIC WRITE flag");
+		check(ok, "RDMA WRITE data before the ATOMIC WRITE flag");
 		for (i = 0, ok = 1; i < BULK_WORDS; i++)
 			ok &= word_at(buf, BULK_OFF + 8 * i) ==
 			      bulk_value(NBULK - BULK_WORDS + i);
-		result(ok, "%d ATOMIC WRITEs over %d words: each holds its last value",
-		       NBULK, BULK_WORDS);
-		result(untouched(buf, 0, SLOT_OFF) &&
-		       untouched(buf, FLAG_OFF + 8, DATA_OFF) &&
-		       untouched(buf, DATA_OFF + DATA_LEN, BULK_OFF) &&
-		       untouched(buf, BULK_OFF + 8 * BULK_WORDS, BUF_LEN),
-		       "the rest of the buffer untouched");
+		check(ok, "%d ATOMIC WRITEs over %d words: each holds its last value",
+		      NBULK, BULK_WORDS);
+		check(untouched(buf, 0, SLOT_OFF) &&
+		      untouched(buf, FLAG_OFF + 8, DATA_OFF) &&
+		      untouched(buf, DATA_OFF + DATA_LEN, BULK_OFF) &&
+		      untouched(buf, BULK_OFF + 8 * BULK_WORDS, BUF_LEN),
+		      "the rest of the buffer untouched");
 	} else {
-		result(untouched(buf, 0, DATA_OFF),
-		       "nothing landed: the request was not executed");
+		check(untouched(buf, 0, DATA_OFF),
+		      "nothing landed: the request was not executed");
 	}
 
 	/* 3: the refused cases are done. */
 	sync_step(3);
-	result(untouched(robuf, 0, BUF_LEN),
-	       "an MR without remote write is untouched");
-	result(untouched(buf, SLOT_OFF + 16 * NSLOT + 16, DATA_OFF) &&
-	       untouched(buf, BUF_LEN - 64, BUF_LEN),
-	       "targets of refused requests untouched");
-	result(!ibv_dereg_mr(mr) && !ibv_dereg_mr(romr), "dereg_mr");
+	check(untouched(robuf, 0, BUF_LEN),
+	      "an MR without remote write is untouched");
+	check(untouched(buf, SLOT_OFF + 16 * NSLOT + 16, DATA_OFF) &&
+	      untouched(buf, BUF_LEN - 64, BUF_LEN),
+	      "targets of refused requests untouched");
+	check(!ibv_dereg_mr(mr) && !ibv_dereg_mr(romr), "dereg_mr");
 }
 
 static void client_good(const struct peer *them)
@@ -377,7 +360,7 @@ static void client_good(const struct peer *them)
 	for (i = 0; i < NSLOT; i++)
 		post_aw(Q_GOOD, i, them->rkey, slot_addr(them, i), values[i]);
 	for (i = 0; i < NSLOT; i++) {
-		wc = poll_one();
+		wc = next_wc();
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.opcode != IBV_WC_ATOMIC_WRITE || wc.wr_id != (uint64_t)i ||
 		    wc.byte_len != 8) {
@@ -387,16 +370,16 @@ static void client_good(const struct peer *them)
 			ok = 0;
 		}
 	}
-	result(ok, "%d ATOMIC WRITEs complete in order with IBV_WC_ATOMIC_WRITE, byte_len 8",
-	       NSLOT);
+	check(ok, "%d ATOMIC WRITEs complete in order with IBV_WC_ATOMIC_WRITE, byte_len 8",
+	      NSLOT);
 
 	/* The same word again and again: the last value stays. */
 	for (i = 0; i < NSLOT; i++)
 		post_aw(Q_GOOD, 100 + i, them->rkey, them->base + FLAG_OFF,
 			values[i]);
 	for (i = 0; i < NSLOT; i++)
-		n += poll_one().status == IBV_WC_SUCCESS;
-	result(n == NSLOT, "%d ATOMIC WRITEs to one word complete", n);
+		n += next_wc().status == IBV_WC_SUCCESS;
+	check(n == NSLOT, "%d ATOMIC WRITEs to one word complete", n);
 
 	/* Data, then the flag that says it is there. */
 	for (i = 0; i < DATA_LEN; i++)
@@ -411,9 +394,9 @@ static void client_good(const struct peer *them)
 	ibv_wr_atomic_write(x, them->rkey, them->base + FLAG_OFF, &flag);
 	if (ibv_wr_complete(x))
 		die("post write + atomic write");
-	wc = poll_one();
-	result(wc.status == IBV_WC_SUCCESS && wc.wr_id == 201,
-	       "RDMA WRITE then ATOMIC WRITE flag (status %d)", wc.status);
+	wc = next_wc();
+	check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 201,
+	      "RDMA WRITE then ATOMIC WRITE flag (status %d)", wc.status);
 
 	/* A stream: every word written again and again, in order. */
 	for (i = 0, n = 0, ok = 1; n < NBULK; ) {
@@ -424,7 +407,7 @@ static void client_good(const struct peer *them)
 			i++;
 			continue;
 		}
-		wc = poll_one();
+		wc = next_wc();
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != (uint64_t)(1000 + n)) {
 			printf("# bulk completion %d: status %d wr_id %llu\n", n,
@@ -434,8 +417,8 @@ static void client_good(const struct peer *them)
 		}
 		n++;
 	}
-	result(ok, "%d ATOMIC WRITEs, %d in flight, complete in order", NBULK,
-	       BULK_DEPTH);
+	check(ok, "%d ATOMIC WRITEs, %d in flight, complete in order", NBULK,
+	      BULK_DEPTH);
 }
 
 /* rdma_rxe of 6.1: the request is dropped unanswered; the QP retries. */
@@ -444,9 +427,9 @@ static void client_unsupported(const struct peer *them)
 	enum ibv_wc_status st;
 
 	st = aw_status(Q_GOOD, them->rkey, slot_addr(them, 0), values[0]);
-	result(st == IBV_WC_RETRY_EXC_ERR,
-	       "peer without ATOMIC WRITE: no answer, IBV_WC_RETRY_EXC_ERR (status %d)",
-	       st);
+	check(st == IBV_WC_RETRY_EXC_ERR,
+	      "peer without ATOMIC WRITE: no answer, IBV_WC_RETRY_EXC_ERR (status %d)",
+	      st);
 }
 
 static void client_refused(const struct peer *them)
@@ -462,9 +445,9 @@ static void client_refused(const struct peer *them)
 
 	st = aw_status(Q_MISALIGNED, them->rkey, slot_addr(them, NSLOT + 1) + 4,
 		       val);
-	result(st == IBV_WC_LOC_QP_OP_ERR,
-	       "misaligned address refused locally: IBV_WC_LOC_QP_OP_ERR (status %d)",
-	       st);
+	check(st == IBV_WC_LOC_QP_OP_ERR,
+	      "misaligned address refused locally: IBV_WC_LOC_QP_OP_ERR (status %d)",
+	      st);
 
 	/* The legacy API: the provider does not copy wr.rdma into the WQE. */
 	memcpy(lbuf, &val, sizeof(val));
@@ -480,20 +463,20 @@ static void client_refused(const struct peer *them)
 	wr.wr.rdma.rkey = them->rkey;
 	if (ibv_post_send(qp[Q_LEGACY], &wr, &bad))
 		die("legacy post_send: %s", strerror(errno));
-	wc = poll_one();
-	result(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 300,
-	       "ibv_post_send(IBV_WR_ATOMIC_WRITE), R_Key lost by the provider: IBV_WC_LOC_QP_OP_ERR (status %d)",
-	       wc.status);
+	wc = next_wc();
+	check(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 300,
+	      "ibv_post_send(IBV_WR_ATOMIC_WRITE), R_Key lost by the provider: IBV_WC_LOC_QP_OP_ERR (status %d)",
+	      wc.status);
 
 	st = aw_status(Q_NO_MR_RIGHT, them->ro_rkey, them->ro_base + 64, val);
-	result(st == remote, "MR without remote write: status %d (want %d)",
-	       st, remote);
+	check(st == remote, "MR without remote write: status %d (want %d)",
+	      st, remote);
 	st = aw_status(Q_PAST_MR, them->rkey, them->base + BUF_LEN, val);
-	result(st == remote, "address past the MR: status %d (want %d)",
-	       st, remote);
+	check(st == remote, "address past the MR: status %d (want %d)",
+	      st, remote);
 	st = aw_status(Q_NO_QP_RIGHT, them->rkey, them->base + BUF_LEN - 8, val);
-	result(st == remote, "QP without remote write: status %d (want %d)",
-	       st, remote);
+	check(st == remote, "QP without remote write: status %d (want %d)",
+	      st, remote);
 }
 
 static void client(void)
@@ -506,8 +489,8 @@ static void client(void)
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
 		die("query_gid");
 	me.atomic_write_cap = device_atomic_write_cap();
-	result(me.atomic_write_cap,
-	       "device reports the ATOMIC WRITE capability (bit 40 of device_cap_flags_ex)");
+	check(me.atomic_write_cap,
+	      "device reports the ATOMIC WRITE capability (bit 40 of device_cap_flags_ex)");
 	xfer(&them, sizeof(them), 0);
 	xfer(&me, sizeof(me), 1);
 	printf("# server device %s the ATOMIC WRITE capability\n",
@@ -526,7 +509,6 @@ static void client(void)
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	int is_server, i, one = 1;
 
@@ -536,15 +518,9 @@ int main(int argc, char **argv)
 	gid_index = atoi(argv[3]);
 	sa.sin_port = htons(atoi(argv[4]));
 
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[2]))
-			break;
-	if (!list || !list[i])
-		die("no device %s", argv[2]);
-	ctx = ibv_open_device(list[i]);
+	ctx = open_device(argv[2]);
 	if (!ctx)
-		die("open_device");
+		die("no device %s", argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
 	buf = aligned_alloc(4096, BUF_LEN);
@@ -581,6 +557,6 @@ int main(int argc, char **argv)
 			die("connect: %s", strerror(errno));
 		client();
 	}
-	printf("# %s: %d failure(s)\n", argv[1], failures);
-	return failures ? 1 : 0;
+	printf("# %s: %d failure(s)\n", argv[1], nfail);
+	return nfail ? 1 : 0;
 }
