@@ -170,53 +170,32 @@ static void create_qps(void)
  */
 static void connect_qps(const struct peer *them, int is_server)
 {
+	struct rc_attr c = {
+		.mtu = IBV_MTU_1024,
+		/* Across the PSN wrap. */
+		.rq_psn = 0xfffff0,
+		.sq_psn = 0xfffff0,
+		.dgid = them->gid,
+		.sgid_index = gid_index,
+		.max_dest_rd_atomic = 4,
+		/* Fewer than the WQEs posted at once: the requester must wait. */
+		.max_rd_atomic = 2,
+		.min_rnr_timer = 12,
+		.timeout = 14,
+		.retry_cnt = 3,
+	};
+	const char *state;
 	int i;
 
 	for (i = 0; i < NQP; i++) {
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT,
-			.port_num = 1,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ |
-					   IBV_ACCESS_REMOTE_ATOMIC,
-		};
-
+		c.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC;
 		if (is_server && i == Q_NO_QP_RIGHT)
-			a.qp_access_flags = IBV_ACCESS_REMOTE_READ |
-					    IBV_ACCESS_REMOTE_ATOMIC;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			die("INIT");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = them->qpn[i];
-		a.rq_psn = 0xfffff0;
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = them->gid;
-		a.ah_attr.grh.sgid_index = gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			die("RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		/* Across the PSN wrap. */
-		a.sq_psn = 0xfffff0;
-		a.timeout = 14;
-		a.retry_cnt = 3;
-		a.rnr_retry = 7;
-		/* Fewer than the WQEs posted at once: the requester must wait. */
-		a.max_rd_atomic = 2;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-			die("RTS");
+			c.access &= ~IBV_ACCESS_REMOTE_WRITE;
+		c.dest_qpn = them->qpn[i];
+		state = rc_connect(qp[i], &c);
+		if (state)
+			die("%s: %s", state, strerror(errno));
 	}
 }
 

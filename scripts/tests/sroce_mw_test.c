@@ -140,51 +140,30 @@ static void create_qps(void)
 	}
 }
 
-static void connect_qps(const struct peer *me, const struct peer *them)
+static void connect_qps(const struct peer *them)
 {
+	struct rc_attr c = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.mtu = IBV_MTU_1024,
+		.rq_psn = 100,
+		.sq_psn = 100,
+		.dgid = them->gid,
+		.sgid_index = gid_index,
+		.max_dest_rd_atomic = 1,
+		.max_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.timeout = 17,
+		.retry_cnt = 7,
+	};
+	const char *state;
 	int i;
 
 	for (i = 0; i < NQP; i++) {
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT,
-			.port_num = 1,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ,
-		};
-
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			die("INIT");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = them->qpn[i];
-		a.rq_psn = 100;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = them->gid;
-		a.ah_attr.grh.sgid_index = gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			die("RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = 100;
-		a.timeout = 17;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-			die("RTS");
+		c.dest_qpn = them->qpn[i];
+		state = rc_connect(qp[i], &c);
+		if (state)
+			die("%s: %s", state, strerror(errno));
 	}
-	(void)me;
 }
 
 /* One RDMA operation from lbuf; returns the completion status. */
@@ -291,7 +270,7 @@ static void server(void)
 		die("query_gid");
 	xfer(&me, sizeof(me), 1);
 	xfer(&them, sizeof(them), 0);
-	connect_qps(&me, &them);
+	connect_qps(&them);
 
 	/* Type 1: ibv_bind_mw, which the provider posts as a WQE. */
 	b1.wr_id = 3;
@@ -381,7 +360,7 @@ static void client(void)
 		die("query_gid");
 	xfer(&them, sizeof(them), 0);
 	xfer(&me, sizeof(me), 1);
-	connect_qps(&me, &them);
+	connect_qps(&them);
 	xfer(&them, sizeof(them), 0);
 
 	/* READ through each window: the server's pattern. */

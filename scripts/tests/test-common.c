@@ -100,3 +100,54 @@ int gid_of(const char *ip, union ibv_gid *gid)
 	errno = EINVAL;
 	return -1;
 }
+
+/* ibv_modify_qp() returns the error; errno need not hold it. */
+static int modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+const char *rc_connect(struct ibv_qp *qp, const struct rc_attr *attr)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = attr->access,
+	};
+
+	if (modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+		      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return "INIT";
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = attr->mtu;
+	a.dest_qp_num = attr->dest_qpn;
+	a.rq_psn = attr->rq_psn;
+	a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a.min_rnr_timer = attr->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = attr->dgid;
+	a.ah_attr.grh.sgid_index = attr->sgid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return "RTR";
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = attr->sq_psn;
+	a.timeout = attr->timeout;
+	a.retry_cnt = attr->retry_cnt;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = attr->max_rd_atomic;
+	if (modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+		      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		      IBV_QP_MAX_QP_RD_ATOMIC))
+		return "RTS";
+	return NULL;
+}

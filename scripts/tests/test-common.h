@@ -35,4 +35,25 @@ struct ibv_context *open_device(const char *name);
  */
 int gid_of(const char *ip, union ibv_gid *gid);
 
+/*
+ * What the programs choose for an RC connection; the rest is the same for
+ * all: port 1, P_Key index 0, a global route with hop limit 64, RNR retry
+ * 7 (for ever).
+ */
+struct rc_attr {
+	unsigned int access;		/* the QP's qp_access_flags */
+	enum ibv_mtu mtu;
+	uint32_t dest_qpn, rq_psn, sq_psn;
+	union ibv_gid dgid;
+	int sgid_index;
+	uint8_t max_dest_rd_atomic, max_rd_atomic;
+	uint8_t min_rnr_timer, timeout, retry_cnt;
+};
+
+/*
+ * Move RC QP @qp through INIT and RTR to RTS. NULL when it is there, else
+ * the name of the state it did not reach, with errno set.
+ */
+const char *rc_connect(struct ibv_qp *qp, const struct rc_attr *attr);
+
 #endif
