@@ -82,62 +82,12 @@ static struct ibv_mr *mr, *romr, *lmr;
 static uint8_t *buf, *robuf, *lbuf;
 static int sock, gid_index;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "atomic-write-test: ");
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(2);
-}
-
-static void xfer(void *p, size_t len, int out)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = out ? write(sock, (char *)p + done, len - done) :
-				  read(sock, (char *)p + done, len - done);
-
-		if (n <= 0)
-			die("socket: %s", n ? strerror(errno) : "closed");
-		done += n;
-	}
-}
-
-/* Both sides reach step @n. */
-static void sync_step(uint32_t n)
-{
-	uint32_t got;
-
-	xfer(&n, sizeof(n), 1);
-	xfer(&got, sizeof(got), 0);
-	if (got != n)
-		die("out of step: %u vs %u", got, n);
-}
-
-/* The next completion on cq; dies if none comes within a minute. */
-static struct ibv_wc next_wc(void)
-{
-	struct ibv_wc wc;
-	int n = poll_one(cq, &wc, 60000);
-
-	if (n < 0)
-		die("poll_cq");
-	if (!n)
-		die("no completion");
-	return wc;
-}
-
 static int device_atomic_write_cap(void)
 {
 	struct ibv_device_attr_ex attr;
 
 	if (ibv_query_device_ex(ctx, NULL, &attr))
-		die("query_device_ex");
+		fatal("query_device_ex");
 	return !!(attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE);
 }
 
@@ -160,7 +110,7 @@ static void create_qps(void)
 	for (i = 0; i < NQP; i++) {
 		qp[i] = ibv_create_qp_ex(ctx, &attr);
 		if (!qp[i])
-			die("create_qp_ex: %s", strerror(errno));
+			fatal("create_qp_ex: %s", strerror(errno));
 	}
 }
 
@@ -195,7 +145,7 @@ static void connect_qps(const struct peer *them, int is_server)
 		c.dest_qpn = them->qpn[i];
 		state = rc_connect(qp[i], &c);
 		if (state)
-			die("%s: %s", state, strerror(errno));
+			fatal("%s: %s", state, strerror(errno));
 	}
 }
 
@@ -210,7 +160,7 @@ static void post_aw(int q, uint64_t wr_id, uint32_t rkey, uint64_t addr,
 	x->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_atomic_write(x, rkey, addr, &val);
 	if (ibv_wr_complete(x))
-		die("post atomic write: %s", strerror(errno));
+		fatal("post atomic write: %s", strerror(errno));
 }
 
 /* One ATOMIC WRITE on its own QP; returns the completion status. */
@@ -220,9 +170,10 @@ static enum ibv_wc_status aw_status(int q, uint32_t rkey, uint64_t addr,
 	struct ibv_wc wc;
 
 	post_aw(q, 100 + q, rkey, addr, val);
-	wc = next_wc();
+	wc = next_wc(cq);
 	if (wc.wr_id != (uint64_t)(100 + q))
-		die("completion for wr_id %llu", (unsigned long long)wc.wr_id);
+		fatal("completion for wr_id %llu",
+		      (unsigned long long)wc.wr_id);
 	return wc.status;
 }
 
@@ -270,12 +221,12 @@ static void server(void)
 	romr = ibv_reg_mr(pd, robuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!mr || !romr)
-		die("reg_mr: %s", strerror(errno));
+		fatal("reg_mr: %s", strerror(errno));
 
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = qp[i]->qp_num;
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
-		die("query_gid");
+		fatal("query_gid");
 	me.base = (uintptr_t)buf;
 	me.ro_base = (uintptr_t)robuf;
 	me.rkey = mr->rkey;
@@ -283,13 +234,13 @@ static void server(void)
 	me.atomic_write_cap = device_atomic_write_cap();
 	printf("# server device %s the ATOMIC WRITE capability\n",
 	       me.atomic_write_cap ? "reports" : "does not report");
-	xfer(&me, sizeof(me), 1);
-	xfer(&them, sizeof(them), 0);
+	sock_xfer(sock, &me, sizeof(me), 1);
+	sock_xfer(sock, &them, sizeof(them), 0);
 	connect_qps(&them, 1);
-	sync_step(1);
+	sync_step(sock, 1);
 
 	/* 2: the good path is done. */
-	sync_step(2);
+	sync_step(sock, 2);
 	if (me.atomic_write_cap) {
 		for (i = 0, ok = 1; i < NSLOT; i++)
 			ok &= word_at(buf, SLOT_OFF + 16 * i) == values[i] &&
@@ -319,7 +270,7 @@ static void server(void)
 	}
 
 	/* 3: the refused cases are done. */
-	sync_step(3);
+	sync_step(sock, 3);
 	check(untouched(robuf, 0, BUF_LEN),
 	      "an MR without remote write is untouched");
 	check(untouched(buf, SLOT_OFF + 16 * NSLOT + 16, DATA_OFF) &&
@@ -339,7 +290,7 @@ static void client_good(const struct peer *them)
 	for (i = 0; i < NSLOT; i++)
 		post_aw(Q_GOOD, i, them->rkey, slot_addr(them, i), values[i]);
 	for (i = 0; i < NSLOT; i++) {
-		wc = next_wc();
+		wc = next_wc(cq);
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.opcode != IBV_WC_ATOMIC_WRITE || wc.wr_id != (uint64_t)i ||
 		    wc.byte_len != 8) {
@@ -357,7 +308,7 @@ static void client_good(const struct peer *them)
 		post_aw(Q_GOOD, 100 + i, them->rkey, them->base + FLAG_OFF,
 			values[i]);
 	for (i = 0; i < NSLOT; i++)
-		n += next_wc().status == IBV_WC_SUCCESS;
+		n += next_wc(cq).status == IBV_WC_SUCCESS;
 	check(n == NSLOT, "%d ATOMIC WRITEs to one word complete", n);
 
 	/* Data, then the flag that says it is there. */
@@ -372,8 +323,8 @@ static void client_good(const struct peer *them)
 	x->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_atomic_write(x, them->rkey, them->base + FLAG_OFF, &flag);
 	if (ibv_wr_complete(x))
-		die("post write + atomic write");
-	wc = next_wc();
+		fatal("post write + atomic write");
+	wc = next_wc(cq);
 	check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 201,
 	      "RDMA WRITE then ATOMIC WRITE flag (status %d)", wc.status);
 
@@ -386,7 +337,7 @@ static void client_good(const struct peer *them)
 			i++;
 			continue;
 		}
-		wc = next_wc();
+		wc = next_wc(cq);
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != (uint64_t)(1000 + n)) {
 			printf("# bulk completion %d: status %d wr_id %llu\n", n,
@@ -441,8 +392,8 @@ static void client_refused(const struct peer *them)
 	wr.wr.rdma.remote_addr = slot_addr(them, NSLOT + 1);
 	wr.wr.rdma.rkey = them->rkey;
 	if (ibv_post_send(qp[Q_LEGACY], &wr, &bad))
-		die("legacy post_send: %s", strerror(errno));
-	wc = next_wc();
+		fatal("legacy post_send: %s", strerror(errno));
+	wc = next_wc(cq);
 	check(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 300,
 	      "ibv_post_send(IBV_WR_ATOMIC_WRITE), R_Key lost by the provider: IBV_WC_LOC_QP_OP_ERR (status %d)",
 	      wc.status);
@@ -466,76 +417,55 @@ static void client(void)
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = qp[i]->qp_num;
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
-		die("query_gid");
+		fatal("query_gid");
 	me.atomic_write_cap = device_atomic_write_cap();
 	check(me.atomic_write_cap,
 	      "device reports the ATOMIC WRITE capability (bit 40 of device_cap_flags_ex)");
-	xfer(&them, sizeof(them), 0);
-	xfer(&me, sizeof(me), 1);
+	sock_xfer(sock, &them, sizeof(them), 0);
+	sock_xfer(sock, &me, sizeof(me), 1);
 	printf("# server device %s the ATOMIC WRITE capability\n",
 	       them.atomic_write_cap ? "reports" : "does not report");
 	connect_qps(&them, 0);
-	sync_step(1);
+	sync_step(sock, 1);
 
 	if (them.atomic_write_cap)
 		client_good(&them);
 	else
 		client_unsupported(&them);
-	sync_step(2);
+	sync_step(sock, 2);
 	client_refused(&them);
-	sync_step(3);
+	sync_step(sock, 3);
 }
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int is_server, i, one = 1;
+	int is_server;
 
 	if (argc < 5 || (strcmp(argv[1], "server") && argc < 6))
-		die("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
+		fatal("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
 	is_server = !strcmp(argv[1], "server");
 	gid_index = atoi(argv[3]);
-	sa.sin_port = htons(atoi(argv[4]));
 
 	ctx = open_device(argv[2]);
 	if (!ctx)
-		die("no device %s", argv[2]);
+		fatal("no device %s", argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
 	buf = aligned_alloc(4096, BUF_LEN);
 	robuf = aligned_alloc(4096, BUF_LEN);
 	lbuf = aligned_alloc(4096, BUF_LEN);
 	if (!pd || !cq || !buf || !robuf || !lbuf)
-		die("resources");
+		fatal("resources");
 	lmr = ibv_reg_mr(pd, lbuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (!lmr)
-		die("reg_mr");
+		fatal("reg_mr");
 	create_qps();
 
-	sock = socket(AF_INET, SOCK_STREAM, 0);
-	if (is_server) {
-		int l = sock;
-
-		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1))
-			die("listen: %s", strerror(errno));
-		sock = accept(l, NULL, NULL);
-		close(l);
-		if (sock < 0)
-			die("accept");
+	sock = ctl_socket(is_server ? NULL : argv[5], atoi(argv[4]));
+	if (is_server)
 		server();
-	} else {
-		if (inet_pton(AF_INET, argv[5], &sa.sin_addr) != 1)
-			die("bad address %s", argv[5]);
-		for (i = 0; i < 100; i++) {
-			if (!connect(sock, (struct sockaddr *)&sa, sizeof(sa)))
-				break;
-			usleep(100000);
-		}
-		if (i == 100)
-			die("connect: %s", strerror(errno));
+	else
 		client();
-	}
 	printf("# %s: %d failure(s)\n", argv[1], nfail);
 	return nfail ? 1 : 0;
 }

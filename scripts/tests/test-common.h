@@ -8,6 +8,10 @@
 
 #include <infiniband/verbs.h>
 
+/* Print "PROGRAM: " and the message to stderr; exit with status 2. */
+void fatal(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+
 /* The checks so far, as printed by check(). */
 extern int npass, nfail;
 
@@ -55,5 +59,26 @@ struct rc_attr {
  * the name of the state it did not reach, with errno set.
  */
 const char *rc_connect(struct ibv_qp *qp, const struct rc_attr *attr);
+
+/*
+ * The two-host programs step through their test over a TCP connection;
+ * nothing can go on without it, so these exit (status 2) when it fails.
+ */
+
+/*
+ * The connection to the other host, on TCP port @port: accepted when
+ * @server_ip is NULL, else made to @server_ip (for up to ten seconds,
+ * while the server starts).
+ */
+int ctl_socket(const char *server_ip, int port);
+
+/* Send (@out) or receive exactly @len bytes at @p over @sock. */
+void sock_xfer(int sock, void *p, size_t len, int out);
+
+/* Wait until both hosts reach step @n. */
+void sync_step(int sock, uint32_t n);
+
+/* The next completion on @cq; exits (status 2) if none comes in a minute. */
+struct ibv_wc next_wc(struct ibv_cq *cq);
 
 #endif
