@@ -171,6 +171,35 @@ static void access_checks(struct kunit *test)
 			SROCE_AETH_NAK_INVALID_REQ);
 }
 
+/* sroce_resp_atomic_write_nak()'s arguments, and the NAK byte they get. */
+#define AW_ALL (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+		IB_ACCESS_REMOTE_ATOMIC)
+
+static const struct atomic_write_case {
+	int access;
+	u64 va;
+	u32 len, paylen;
+	u8 pad, nak;
+} atomic_write_cases[] = {
+	{ AW_ALL, 0x1008, 8, 8, 0, 0 },
+	{ IB_ACCESS_REMOTE_WRITE, 0x1000, 8, 8, 0, 0 },
+	/* Atomic rights do not do: it is a write. */
+	{ IB_ACCESS_REMOTE_ATOMIC | IB_ACCESS_REMOTE_READ, 0x1000, 8, 8, 0,
+	  SROCE_AETH_NAK_REM_ACCESS_ERR },
+	{ AW_ALL, 0x1004, 8, 8, 0, SROCE_AETH_NAK_INVALID_REQ },
+	{ AW_ALL, 0x1001, 8, 8, 0, SROCE_AETH_NAK_INVALID_REQ },
+	/* The QP's rights are checked before the alignment. */
+	{ 0, 0x1001, 8, 8, 0, SROCE_AETH_NAK_REM_ACCESS_ERR },
+	{ AW_ALL, 0x1000, 4, 8, 0, SROCE_AETH_NAK_INVALID_REQ },
+	{ AW_ALL, 0x1000, 16, 8, 0, SROCE_AETH_NAK_INVALID_REQ },
+	{ AW_ALL, 0x1000, 0, 0, 0, SROCE_AETH_NAK_INVALID_REQ },
+	{ AW_ALL, 0x1000, 8, 4, 0, SROCE_AETH_NAK_INVALID_REQ },
+	{ AW_ALL, 0x1000, 8, 12, 0, SROCE_AETH_NAK_INVALID_REQ },
+	{ AW_ALL, 0x1000, 8, 8, 1, SROCE_AETH_NAK_INVALID_REQ },
+	/* The last 8 bytes of the address space, and past them. */
+	{ AW_ALL, ~7ULL, 8, 8, 0, 0 },
+};
+
 /*
  * ATOMIC WRITE before its R_Key: remote write on the QP, 8-byte alignment
  * (invalid request, as for atomics), exactly 8 bytes named and carried
@@ -178,40 +207,18 @@ static void access_checks(struct kunit *test)
  */
 static void atomic_write_checks(struct kunit *test)
 {
-	int all = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-		  IB_ACCESS_REMOTE_ATOMIC;
+	const struct atomic_write_case *c;
+	int i;
 
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1008, 8, 8, 0),
-			0);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(IB_ACCESS_REMOTE_WRITE,
-							  0x1000, 8, 8, 0), 0);
-	/* Atomic rights do not do: it is a write. */
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(IB_ACCESS_REMOTE_ATOMIC |
-							  IB_ACCESS_REMOTE_READ,
-							  0x1000, 8, 8, 0),
-			SROCE_AETH_NAK_REM_ACCESS_ERR);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1004, 8, 8, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1001, 8, 8, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	/* The QP's rights are checked before the alignment. */
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(0, 0x1001, 8, 8, 0),
-			SROCE_AETH_NAK_REM_ACCESS_ERR);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 4, 8, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 16, 8, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 0, 0, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 4, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 12, 0),
-			SROCE_AETH_NAK_INVALID_REQ);
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, 0x1000, 8, 8, 1),
-			SROCE_AETH_NAK_INVALID_REQ);
-	/* The last 8 bytes of the address space, and past them. */
-	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_nak(all, ~7ULL, 8, 8, 0),
-			0);
+	for (i = 0; i < ARRAY_SIZE(atomic_write_cases); i++) {
+		c = &atomic_write_cases[i];
+		KUNIT_EXPECT_EQ_MSG(test,
+				    sroce_resp_atomic_write_nak(c->access, c->va,
+								c->len,
+								c->paylen,
+								c->pad),
+				    c->nak, "atomic_write_cases[%d]", i);
+	}
 
 	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(0), 0);
 	KUNIT_EXPECT_EQ(test, sroce_resp_atomic_write_key_nak(-EACCES),

@@ -39,6 +39,8 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "test-common.h"
+
 /* IB_UVERBS_DEVICE_ATOMIC_WRITE (kernel uapi 6.2 on); libibverbs 44 has no name. */
 #define DEVICE_ATOMIC_WRITE	(1ULL << 40)
 
@@ -78,83 +80,14 @@ static struct ibv_cq *cq;
 static struct ibv_qp *qp[NQP];
 static struct ibv_mr *mr, *romr, *lmr;
 static uint8_t *buf, *robuf, *lbuf;
-static int sock, gid_index, failures;
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "atomic-write-test: ");
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(2);
-}
-
-static void result(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("%s - ", ok ? "ok" : "not ok");
-	vprintf(fmt, ap);
-	printf("\n");
-	fflush(stdout);
-	va_end(ap);
-	if (!ok)
-		failures++;
-}
-
-static void xfer(void *p, size_t len, int out)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = out ? write(sock, (char *)p + done, len - done) :
-				  read(sock, (char *)p + done, len - done);
-
-		if (n <= 0)
-			die("socket: %s", n ? strerror(errno) : "closed");
-		done += n;
-	}
-}
-
-/* Both sides reach step @n. */
-static void sync_step(uint32_t n)
-{
-	uint32_t got;
-
-	xfer(&n, sizeof(n), 1);
-	xfer(&got, sizeof(got), 0);
-	if (got != n)
-		die("out of step: %u vs %u", got, n);
-}
-
-static struct ibv_wc poll_one(void)
-{
-	struct ibv_wc wc;
-	int n, i;
-
-	for (i = 0; i < 10000000; i++) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0)
-			die("poll_cq");
-		if (n)
-			return wc;
-		if (i > 1000)
-			usleep(100);
-	}
-	die("no completion");
-	return wc;
-}
+static int sock, gid_index;
 
 static int device_atomic_write_cap(void)
 {
 	struct ibv_device_attr_ex attr;
 
 	if (ibv_query_device_ex(ctx, NULL, &attr))
-		die("query_device_ex");
+		fatal("query_device_ex");
 	return !!(attr.device_cap_flags_ex & DEVICE_ATOMIC_WRITE);
 }
 
@@ -177,7 +110,7 @@ static void create_qps(void)
 	for (i = 0; i < NQP; i++) {
 		qp[i] = ibv_create_qp_ex(ctx, &attr);
 		if (!qp[i])
-			die("create_qp_ex: %s", strerror(errno));
+			fatal("create_qp_ex: %s", strerror(errno));
 	}
 }
 
@@ -187,53 +120,32 @@ static void create_qps(void)
  */
 static void connect_qps(const struct peer *them, int is_server)
 {
+	struct rc_attr c = {
+		.mtu = IBV_MTU_1024,
+		/* Across the PSN wrap. */
+		.rq_psn = 0xfffff0,
+		.sq_psn = 0xfffff0,
+		.dgid = them->gid,
+		.sgid_index = gid_index,
+		.max_dest_rd_atomic = 4,
+		/* Fewer than the WQEs posted at once: the requester must wait. */
+		.max_rd_atomic = 2,
+		.min_rnr_timer = 12,
+		.timeout = 14,
+		.retry_cnt = 3,
+	};
+	const char *state;
 	int i;
 
 	for (i = 0; i < NQP; i++) {
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT,
-			.port_num = 1,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ |
-					   IBV_ACCESS_REMOTE_ATOMIC,
-		};
-
+		c.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC;
 		if (is_server && i == Q_NO_QP_RIGHT)
-			a.qp_access_flags = IBV_ACCESS_REMOTE_READ |
-					    IBV_ACCESS_REMOTE_ATOMIC;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			die("INIT");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = them->qpn[i];
-		a.rq_psn = 0xfffff0;
-		a.max_dest_rd_atomic = 4;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = them->gid;
-		a.ah_attr.grh.sgid_index = gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			die("RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		/* Across the PSN wrap. */
-		a.sq_psn = 0xfffff0;
-		a.timeout = 14;
-		a.retry_cnt = 3;
-		a.rnr_retry = 7;
-		/* Fewer than the WQEs posted at once: the requester must wait. */
-		a.max_rd_atomic = 2;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-			die("RTS");
+			c.access &= ~IBV_ACCESS_REMOTE_WRITE;
+		c.dest_qpn = them->qpn[i];
+		state = rc_connect(qp[i], &c);
+		if (state)
+			fatal("%s: %s", state, strerror(errno));
 	}
 }
 
@@ -248,7 +160,7 @@ static void post_aw(int q, uint64_t wr_id, uint32_t rkey, uint64_t addr,
 	x->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_atomic_write(x, rkey, addr, &val);
 	if (ibv_wr_complete(x))
-		die("post atomic write: %s", strerror(errno));
+		fatal("post atomic write: %s", strerror(errno));
 }
 
 /* One ATOMIC WRITE on its own QP; returns the completion status. */
@@ -258,9 +170,10 @@ static enum ibv_wc_status aw_status(int q, uint32_t rkey, uint64_t addr,
 	struct ibv_wc wc;
 
 	post_aw(q, 100 + q, rkey, addr, val);
-	wc = poll_one();
+	wc = next_wc(cq);
 	if (wc.wr_id != (uint64_t)(100 + q))
-		die("completion for wr_id %llu", (unsigned long long)wc.wr_id);
+		fatal("completion for wr_id %llu",
+		      (unsigned long long)wc.wr_id);
 	return wc.status;
 }
 
@@ -308,12 +221,12 @@ static void server(void)
 	romr = ibv_reg_mr(pd, robuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
 			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!mr || !romr)
-		die("reg_mr: %s", strerror(errno));
+		fatal("reg_mr: %s", strerror(errno));
 
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = qp[i]->qp_num;
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
-		die("query_gid");
+		fatal("query_gid");
 	me.base = (uintptr_t)buf;
 	me.ro_base = (uintptr_t)robuf;
 	me.rkey = mr->rkey;
@@ -321,49 +234,49 @@ static void server(void)
 	me.atomic_write_cap = device_atomic_write_cap();
 	printf("# server device %s the ATOMIC WRITE capability\n",
 	       me.atomic_write_cap ? "reports" : "does not report");
-	xfer(&me, sizeof(me), 1);
-	xfer(&them, sizeof(them), 0);
+	sock_xfer(sock, &me, sizeof(me), 1);
+	sock_xfer(sock, &them, sizeof(them), 0);
 	connect_qps(&them, 1);
-	sync_step(1);
+	sync_step(sock, 1);
 
 	/* 2: the good path is done. */
-	sync_step(2);
+	sync_step(sock, 2);
 	if (me.atomic_write_cap) {
 		for (i = 0, ok = 1; i < NSLOT; i++)
 			ok &= word_at(buf, SLOT_OFF + 16 * i) == values[i] &&
 			      untouched(buf, SLOT_OFF + 16 * i + 8,
 					SLOT_OFF + 16 * i + 16);
-		result(ok, "%d values stored exactly, guard words untouched",
-		       NSLOT);
-		result(word_at(buf, FLAG_OFF) == FLAG_VALUE,
-		       "repeated writes to one word: the last one stays (%#llx)",
-		       (unsigned long long)word_at(buf, FLAG_OFF));
+		check(ok, "%d values stored exactly, guard words untouched",
+		      NSLOT);
+		check(word_at(buf, FLAG_OFF) == FLAG_VALUE,
+		      "repeated writes to one word: the last one stays (%#llx)",
+		      (unsigned long long)word_at(buf, FLAG_OFF));
 		for (i = 0, ok = 1; i < DATA_LEN; i++)
 			ok &= buf[DATA_OFF + i] == (uint8_t)(i * 13 + 1);
-		result(ok, "RDMA WRITE data before the ATOMIC WRITE flag");
+		check(ok, "RDMA WRITE data before the ATOMIC WRITE flag");
 		for (i = 0, ok = 1; i < BULK_WORDS; i++)
 			ok &= word_at(buf, BULK_OFF + 8 * i) ==
 			      bulk_value(NBULK - BULK_WORDS + i);
-		result(ok, "%d ATOMIC WRITEs over %d words: each holds its last value",
-		       NBULK, BULK_WORDS);
-		result(untouched(buf, 0, SLOT_OFF) &&
-		       untouched(buf, FLAG_OFF + 8, DATA_OFF) &&
-		       untouched(buf, DATA_OFF + DATA_LEN, BULK_OFF) &&
-		       untouched(buf, BULK_OFF + 8 * BULK_WORDS, BUF_LEN),
-		       "the rest of the buffer untouched");
+		check(ok, "%d ATOMIC WRITEs over %d words: each holds its last value",
+		      NBULK, BULK_WORDS);
+		check(untouched(buf, 0, SLOT_OFF) &&
+		      untouched(buf, FLAG_OFF + 8, DATA_OFF) &&
+		      untouched(buf, DATA_OFF + DATA_LEN, BULK_OFF) &&
+		      untouched(buf, BULK_OFF + 8 * BULK_WORDS, BUF_LEN),
+		      "the rest of the buffer untouched");
 	} else {
-		result(untouched(buf, 0, DATA_OFF),
-		       "nothing landed: the request was not executed");
+		check(untouched(buf, 0, DATA_OFF),
+		      "nothing landed: the request was not executed");
 	}
 
 	/* 3: the refused cases are done. */
-	sync_step(3);
-	result(untouched(robuf, 0, BUF_LEN),
-	       "an MR without remote write is untouched");
-	result(untouched(buf, SLOT_OFF + 16 * NSLOT + 16, DATA_OFF) &&
-	       untouched(buf, BUF_LEN - 64, BUF_LEN),
-	       "targets of refused requests untouched");
-	result(!ibv_dereg_mr(mr) && !ibv_dereg_mr(romr), "dereg_mr");
+	sync_step(sock, 3);
+	check(untouched(robuf, 0, BUF_LEN),
+	      "an MR without remote write is untouched");
+	check(untouched(buf, SLOT_OFF + 16 * NSLOT + 16, DATA_OFF) &&
+	      untouched(buf, BUF_LEN - 64, BUF_LEN),
+	      "targets of refused requests untouched");
+	check(!ibv_dereg_mr(mr) && !ibv_dereg_mr(romr), "dereg_mr");
 }
 
 static void client_good(const struct peer *them)
@@ -377,7 +290,7 @@ static void client_good(const struct peer *them)
 	for (i = 0; i < NSLOT; i++)
 		post_aw(Q_GOOD, i, them->rkey, slot_addr(them, i), values[i]);
 	for (i = 0; i < NSLOT; i++) {
-		wc = poll_one();
+		wc = next_wc(cq);
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.opcode != IBV_WC_ATOMIC_WRITE || wc.wr_id != (uint64_t)i ||
 		    wc.byte_len != 8) {
@@ -387,16 +300,16 @@ static void client_good(const struct peer *them)
 			ok = 0;
 		}
 	}
-	result(ok, "%d ATOMIC WRITEs complete in order with IBV_WC_ATOMIC_WRITE, byte_len 8",
-	       NSLOT);
+	check(ok, "%d ATOMIC WRITEs complete in order with IBV_WC_ATOMIC_WRITE, byte_len 8",
+	      NSLOT);
 
 	/* The same word again and again: the last value stays. */
 	for (i = 0; i < NSLOT; i++)
 		post_aw(Q_GOOD, 100 + i, them->rkey, them->base + FLAG_OFF,
 			values[i]);
 	for (i = 0; i < NSLOT; i++)
-		n += poll_one().status == IBV_WC_SUCCESS;
-	result(n == NSLOT, "%d ATOMIC WRITEs to one word complete", n);
+		n += next_wc(cq).status == IBV_WC_SUCCESS;
+	check(n == NSLOT, "%d ATOMIC WRITEs to one word complete", n);
 
 	/* Data, then the flag that says it is there. */
 	for (i = 0; i < DATA_LEN; i++)
@@ -410,10 +323,10 @@ static void client_good(const struct peer *them)
 	x->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_atomic_write(x, them->rkey, them->base + FLAG_OFF, &flag);
 	if (ibv_wr_complete(x))
-		die("post write + atomic write");
-	wc = poll_one();
-	result(wc.status == IBV_WC_SUCCESS && wc.wr_id == 201,
-	       "RDMA WRITE then ATOMIC WRITE flag (status %d)", wc.status);
+		fatal("post write + atomic write");
+	wc = next_wc(cq);
+	check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 201,
+	      "RDMA WRITE then ATOMIC WRITE flag (status %d)", wc.status);
 
 	/* A stream: every word written again and again, in order. */
 	for (i = 0, n = 0, ok = 1; n < NBULK; ) {
@@ -424,7 +337,7 @@ static void client_good(const struct peer *them)
 			i++;
 			continue;
 		}
-		wc = poll_one();
+		wc = next_wc(cq);
 		if (wc.status != IBV_WC_SUCCESS ||
 		    wc.wr_id != (uint64_t)(1000 + n)) {
 			printf("# bulk completion %d: status %d wr_id %llu\n", n,
@@ -434,8 +347,8 @@ static void client_good(const struct peer *them)
 		}
 		n++;
 	}
-	result(ok, "%d ATOMIC WRITEs, %d in flight, complete in order", NBULK,
-	       BULK_DEPTH);
+	check(ok, "%d ATOMIC WRITEs, %d in flight, complete in order", NBULK,
+	      BULK_DEPTH);
 }
 
 /* rdma_rxe of 6.1: the request is dropped unanswered; the QP retries. */
@@ -444,9 +357,9 @@ static void client_unsupported(const struct peer *them)
 	enum ibv_wc_status st;
 
 	st = aw_status(Q_GOOD, them->rkey, slot_addr(them, 0), values[0]);
-	result(st == IBV_WC_RETRY_EXC_ERR,
-	       "peer without ATOMIC WRITE: no answer, IBV_WC_RETRY_EXC_ERR (status %d)",
-	       st);
+	check(st == IBV_WC_RETRY_EXC_ERR,
+	      "peer without ATOMIC WRITE: no answer, IBV_WC_RETRY_EXC_ERR (status %d)",
+	      st);
 }
 
 static void client_refused(const struct peer *them)
@@ -462,9 +375,9 @@ static void client_refused(const struct peer *them)
 
 	st = aw_status(Q_MISALIGNED, them->rkey, slot_addr(them, NSLOT + 1) + 4,
 		       val);
-	result(st == IBV_WC_LOC_QP_OP_ERR,
-	       "misaligned address refused locally: IBV_WC_LOC_QP_OP_ERR (status %d)",
-	       st);
+	check(st == IBV_WC_LOC_QP_OP_ERR,
+	      "misaligned address refused locally: IBV_WC_LOC_QP_OP_ERR (status %d)",
+	      st);
 
 	/* The legacy API: the provider does not copy wr.rdma into the WQE. */
 	memcpy(lbuf, &val, sizeof(val));
@@ -479,21 +392,21 @@ static void client_refused(const struct peer *them)
 	wr.wr.rdma.remote_addr = slot_addr(them, NSLOT + 1);
 	wr.wr.rdma.rkey = them->rkey;
 	if (ibv_post_send(qp[Q_LEGACY], &wr, &bad))
-		die("legacy post_send: %s", strerror(errno));
-	wc = poll_one();
-	result(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 300,
-	       "ibv_post_send(IBV_WR_ATOMIC_WRITE), R_Key lost by the provider: IBV_WC_LOC_QP_OP_ERR (status %d)",
-	       wc.status);
+		fatal("legacy post_send: %s", strerror(errno));
+	wc = next_wc(cq);
+	check(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.wr_id == 300,
+	      "ibv_post_send(IBV_WR_ATOMIC_WRITE), R_Key lost by the provider: IBV_WC_LOC_QP_OP_ERR (status %d)",
+	      wc.status);
 
 	st = aw_status(Q_NO_MR_RIGHT, them->ro_rkey, them->ro_base + 64, val);
-	result(st == remote, "MR without remote write: status %d (want %d)",
-	       st, remote);
+	check(st == remote, "MR without remote write: status %d (want %d)",
+	      st, remote);
 	st = aw_status(Q_PAST_MR, them->rkey, them->base + BUF_LEN, val);
-	result(st == remote, "address past the MR: status %d (want %d)",
-	       st, remote);
+	check(st == remote, "address past the MR: status %d (want %d)",
+	      st, remote);
 	st = aw_status(Q_NO_QP_RIGHT, them->rkey, them->base + BUF_LEN - 8, val);
-	result(st == remote, "QP without remote write: status %d (want %d)",
-	       st, remote);
+	check(st == remote, "QP without remote write: status %d (want %d)",
+	      st, remote);
 }
 
 static void client(void)
@@ -504,83 +417,55 @@ static void client(void)
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = qp[i]->qp_num;
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
-		die("query_gid");
+		fatal("query_gid");
 	me.atomic_write_cap = device_atomic_write_cap();
-	result(me.atomic_write_cap,
-	       "device reports the ATOMIC WRITE capability (bit 40 of device_cap_flags_ex)");
-	xfer(&them, sizeof(them), 0);
-	xfer(&me, sizeof(me), 1);
+	check(me.atomic_write_cap,
+	      "device reports the ATOMIC WRITE capability (bit 40 of device_cap_flags_ex)");
+	sock_xfer(sock, &them, sizeof(them), 0);
+	sock_xfer(sock, &me, sizeof(me), 1);
 	printf("# server device %s the ATOMIC WRITE capability\n",
 	       them.atomic_write_cap ? "reports" : "does not report");
 	connect_qps(&them, 0);
-	sync_step(1);
+	sync_step(sock, 1);
 
 	if (them.atomic_write_cap)
 		client_good(&them);
 	else
 		client_unsupported(&them);
-	sync_step(2);
+	sync_step(sock, 2);
 	client_refused(&them);
-	sync_step(3);
+	sync_step(sock, 3);
 }
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int is_server, i, one = 1;
+	int is_server;
 
 	if (argc < 5 || (strcmp(argv[1], "server") && argc < 6))
-		die("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
+		fatal("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
 	is_server = !strcmp(argv[1], "server");
 	gid_index = atoi(argv[3]);
-	sa.sin_port = htons(atoi(argv[4]));
 
-	list = ibv_get_device_list(NULL);
-	for (i = 0; list && list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), argv[2]))
-			break;
-	if (!list || !list[i])
-		die("no device %s", argv[2]);
-	ctx = ibv_open_device(list[i]);
+	ctx = open_device(argv[2]);
 	if (!ctx)
-		die("open_device");
+		fatal("no device %s", argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 128, NULL, NULL, 0);
 	buf = aligned_alloc(4096, BUF_LEN);
 	robuf = aligned_alloc(4096, BUF_LEN);
 	lbuf = aligned_alloc(4096, BUF_LEN);
 	if (!pd || !cq || !buf || !robuf || !lbuf)
-		die("resources");
+		fatal("resources");
 	lmr = ibv_reg_mr(pd, lbuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (!lmr)
-		die("reg_mr");
+		fatal("reg_mr");
 	create_qps();
 
-	sock = socket(AF_INET, SOCK_STREAM, 0);
-	if (is_server) {
-		int l = sock;
-
-		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1))
-			die("listen: %s", strerror(errno));
-		sock = accept(l, NULL, NULL);
-		close(l);
-		if (sock < 0)
-			die("accept");
+	sock = ctl_socket(is_server ? NULL : argv[5], atoi(argv[4]));
+	if (is_server)
 		server();
-	} else {
-		if (inet_pton(AF_INET, argv[5], &sa.sin_addr) != 1)
-			die("bad address %s", argv[5]);
-		for (i = 0; i < 100; i++) {
-			if (!connect(sock, (struct sockaddr *)&sa, sizeof(sa)))
-				break;
-			usleep(100000);
-		}
-		if (i == 100)
-			die("connect: %s", strerror(errno));
+	else
 		client();
-	}
-	printf("# %s: %d failure(s)\n", argv[1], failures);
-	return failures ? 1 : 0;
+	printf("# %s: %d failure(s)\n", argv[1], nfail);
+	return nfail ? 1 : 0;
 }

@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "test-common.h"
+
 #define MAX_QP		32
 #define MAX_WIN		16
 #define MAX_SZ		(16u << 20)
@@ -451,51 +453,28 @@ static void setup_resources(void)
 
 static void connect_qps(void)
 {
-	enum ibv_mtu mtu = me.mtu < peer.mtu ? me.mtu : peer.mtu;
+	struct rc_attr c = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			  IBV_ACCESS_REMOTE_ATOMIC,
+		.mtu = me.mtu < peer.mtu ? me.mtu : peer.mtu,
+		.dgid = peer.gid,
+		.sgid_index = gid_index,
+		.max_dest_rd_atomic = cfg.win < rd_atom ? cfg.win : rd_atom,
+		.max_rd_atomic = cfg.win < rd_atom ? cfg.win : rd_atom,
+		.min_rnr_timer = 1,
+		.timeout = cfg.timeout,
+		.retry_cnt = cfg.retry,
+	};
+	const char *state;
 	unsigned int q;
 
 	for (q = 0; q < cfg.nqp; q++) {
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT,
-			.port_num = 1,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ |
-					   IBV_ACCESS_REMOTE_ATOMIC,
-		};
-
-		if (ibv_modify_qp(qp[q], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			die(2, "modify_qp INIT: %s", strerror(errno));
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = mtu;
-		a.dest_qp_num = peer.qpn[q];
-		a.rq_psn = start_psn(q, !is_server);
-		a.max_dest_rd_atomic = cfg.win < rd_atom ?
-				       cfg.win : rd_atom;
-		a.min_rnr_timer = 1;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = peer.gid;
-		a.ah_attr.grh.sgid_index = gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp[q], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			die(2, "modify_qp RTR: %s", strerror(errno));
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = start_psn(q, is_server);
-		a.timeout = cfg.timeout;
-		a.retry_cnt = cfg.retry;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = cfg.win < rd_atom ?
-				  cfg.win : rd_atom;
-		if (ibv_modify_qp(qp[q], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-			die(2, "modify_qp RTS: %s", strerror(errno));
+		c.dest_qpn = peer.qpn[q];
+		c.rq_psn = start_psn(q, !is_server);
+		c.sq_psn = start_psn(q, is_server);
+		state = rc_connect(qp[q], &c);
+		if (state)
+			die(2, "modify_qp %s: %s", state, strerror(errno));
 	}
 }
 

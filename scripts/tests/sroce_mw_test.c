@@ -60,62 +60,6 @@ static struct ibv_mr *mr, *lmr;
 static uint8_t *buf, *lbuf;
 static int sock, gid_index;
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fprintf(stderr, "sroce_mw_test: ");
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(2);
-}
-
-static void xfer(void *p, size_t len, int out)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = out ? write(sock, (char *)p + done, len - done) :
-				  read(sock, (char *)p + done, len - done);
-
-		if (n <= 0)
-			die("socket: %s", n ? strerror(errno) : "closed");
-		done += n;
-	}
-}
-
-/* Both sides reach step @n. */
-static void sync_step(uint32_t n)
-{
-	uint32_t got;
-
-	xfer(&n, sizeof(n), 1);
-	xfer(&got, sizeof(got), 0);
-	if (got != n)
-		die("out of step: %u vs %u", got, n);
-}
-
-/* The next completion on cq; dies if none comes. */
-static struct ibv_wc next_wc(void)
-{
-	struct ibv_wc wc;
-	int n, i;
-
-	for (i = 0; i < 10000000; i++) {
-		n = ibv_poll_cq(cq, 1, &wc);
-		if (n < 0)
-			die("poll_cq");
-		if (n)
-			return wc;
-		if (i > 1000)
-			usleep(100);
-	}
-	die("no completion");
-	return wc;
-}
-
 static void create_qps(void)
 {
 	struct ibv_qp_init_attr_ex attr = {
@@ -140,55 +84,34 @@ static void create_qps(void)
 	for (i = 0; i < NQP; i++) {
 		qp[i] = ibv_create_qp_ex(ctx, &attr);
 		if (!qp[i])
-			die("create_qp_ex: %s", strerror(errno));
+			fatal("create_qp_ex: %s", strerror(errno));
 	}
 }
 
-static void connect_qps(const struct peer *me, const struct peer *them)
+static void connect_qps(const struct peer *them)
 {
+	struct rc_attr c = {
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		.mtu = IBV_MTU_1024,
+		.rq_psn = 100,
+		.sq_psn = 100,
+		.dgid = them->gid,
+		.sgid_index = gid_index,
+		.max_dest_rd_atomic = 1,
+		.max_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.timeout = 17,
+		.retry_cnt = 7,
+	};
+	const char *state;
 	int i;
 
 	for (i = 0; i < NQP; i++) {
-		struct ibv_qp_attr a = {
-			.qp_state = IBV_QPS_INIT,
-			.port_num = 1,
-			.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-					   IBV_ACCESS_REMOTE_READ,
-		};
-
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-			die("INIT");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = them->qpn[i];
-		a.rq_psn = 100;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = them->gid;
-		a.ah_attr.grh.sgid_index = gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			die("RTR");
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.sq_psn = 100;
-		a.timeout = 17;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		if (ibv_modify_qp(qp[i], &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				  IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-			die("RTS");
+		c.dest_qpn = them->qpn[i];
+		state = rc_connect(qp[i], &c);
+		if (state)
+			fatal("%s: %s", state, strerror(errno));
 	}
-	(void)me;
 }
 
 /* One RDMA operation from lbuf; returns the completion status. */
@@ -207,8 +130,8 @@ static enum ibv_wc_status rdma(int q, int read, uint64_t addr, uint32_t rkey,
 		ibv_wr_rdma_write(x, rkey, addr);
 	ibv_wr_set_sge(x, lmr->lkey, (uintptr_t)lbuf, len);
 	if (ibv_wr_complete(x))
-		die("post rdma");
-	wc = next_wc();
+		fatal("post rdma");
+	wc = next_wc(cq);
 	return wc.status;
 }
 
@@ -221,7 +144,7 @@ static void post_recv(int q)
 	struct ibv_recv_wr *bad;
 
 	if (ibv_post_recv(qp[q], &wr, &bad))
-		die("post_recv");
+		fatal("post_recv");
 }
 
 /*
@@ -246,8 +169,8 @@ static enum ibv_wc_status bind2(int q, struct ibv_mw *mw, uint32_t *rkey,
 	x->wr_flags = IBV_SEND_SIGNALED;
 	ibv_wr_bind_mw(x, mw, key, &info);
 	if (ibv_wr_complete(x))
-		die("post bind");
-	wc = next_wc();
+		fatal("post bind");
+	wc = next_wc(cq);
 	if (wc.status == IBV_WC_SUCCESS) {
 		*rkey = key;
 		check(wc.opcode == IBV_WC_BIND_MW, "bind completion opcode");
@@ -285,22 +208,22 @@ static void server(void)
 	mr = ibv_reg_mr(pd, buf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE |
 			IBV_ACCESS_MW_BIND);
 	if (!mr)
-		die("reg_mr: %s", strerror(errno));
+		fatal("reg_mr: %s", strerror(errno));
 	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 	mw2 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	mw3 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	mw4 = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
 	check(mw1 && mw2 && mw3 && mw4, "alloc_mw type 1 and type 2");
 	if (!mw1 || !mw2 || !mw3 || !mw4)
-		die("alloc_mw: %s", strerror(errno));
+		fatal("alloc_mw: %s", strerror(errno));
 
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = qp[i]->qp_num;
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
-		die("query_gid");
-	xfer(&me, sizeof(me), 1);
-	xfer(&them, sizeof(them), 0);
-	connect_qps(&me, &them);
+		fatal("query_gid");
+	sock_xfer(sock, &me, sizeof(me), 1);
+	sock_xfer(sock, &them, sizeof(them), 0);
+	connect_qps(&them);
 
 	/* Type 1: ibv_bind_mw, which the provider posts as a WQE. */
 	b1.wr_id = 3;
@@ -313,7 +236,7 @@ static void server(void)
 				       IBV_ACCESS_LOCAL_WRITE;
 	rc = ibv_bind_mw(qp[0], mw1, &b1);
 	check(!rc, "ibv_bind_mw type 1 posted (%d)", rc);
-	wc = next_wc();
+	wc = next_wc(cq);
 	check(wc.status == IBV_WC_SUCCESS && wc.wr_id == 3,
 	       "type 1 bind completes (status %d)", wc.status);
 
@@ -335,10 +258,10 @@ static void server(void)
 	me.w2_rkey = w2;
 	me.w3_rkey = w3;
 	me.w4_rkey = w4;
-	xfer(&me, sizeof(me), 1);
+	sock_xfer(sock, &me, sizeof(me), 1);
 
 	/* 1: the client wrote through both windows. */
-	sync_step(1);
+	sync_step(sock, 1);
 	check(check_fill(buf + W1_OFF + 100, XFER, 0x55),
 	       "data written through the type 1 window");
 	check(check_fill(buf + W2_OFF, XFER, 0x66),
@@ -350,16 +273,16 @@ static void server(void)
 	       "bytes around the write untouched");
 
 	/* 2: SEND with Invalidate of w3 arrived on qp[2]. */
-	wc = next_wc();
+	wc = next_wc(cq);
 	check(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
 	       (wc.wc_flags & IBV_WC_WITH_INV) &&
 	       wc.invalidated_rkey == w3,
 	       "SEND with Invalidate: recv completion with invalidated rkey %#x (got status %d flags %#x rkey %#x)",
 	       w3, wc.status, wc.wc_flags, wc.invalidated_rkey);
-	sync_step(2);
+	sync_step(sock, 2);
 
 	/* 3: the failing accesses are done; invalidate w2 locally. */
-	sync_step(3);
+	sync_step(sock, 3);
 	{
 		struct ibv_qp_ex *x = ibv_qp_to_qp_ex(qp[0]);
 
@@ -368,16 +291,16 @@ static void server(void)
 		x->wr_flags = IBV_SEND_SIGNALED;
 		ibv_wr_local_inv(x, w2);
 		if (ibv_wr_complete(x))
-			die("post local_inv");
-		wc = next_wc();
+			fatal("post local_inv");
+		wc = next_wc(cq);
 		check(wc.status == IBV_WC_SUCCESS &&
 		       wc.opcode == IBV_WC_LOCAL_INV,
 		       "local invalidation of the type 2 window (status %d)",
 		       wc.status);
 	}
-	sync_step(4);
+	sync_step(sock, 4);
 	/* 5: the client failed to use it. */
-	sync_step(5);
+	sync_step(sock, 5);
 
 	ibv_dealloc_mw(mw1);
 	ibv_dealloc_mw(mw2);
@@ -396,11 +319,11 @@ static void client(void)
 	for (i = 0; i < NQP; i++)
 		me.qpn[i] = qp[i]->qp_num;
 	if (ibv_query_gid(ctx, 1, gid_index, &me.gid))
-		die("query_gid");
-	xfer(&them, sizeof(them), 0);
-	xfer(&me, sizeof(me), 1);
-	connect_qps(&me, &them);
-	xfer(&them, sizeof(them), 0);
+		fatal("query_gid");
+	sock_xfer(sock, &them, sizeof(them), 0);
+	sock_xfer(sock, &me, sizeof(me), 1);
+	connect_qps(&them);
+	sock_xfer(sock, &them, sizeof(them), 0);
 
 	/* READ through each window: the server's pattern. */
 	st = rdma(0, 1, them.base + W1_OFF, them.w1_rkey, XFER);
@@ -427,7 +350,7 @@ static void client(void)
 	st = rdma(0, 0, 512, them.w4_rkey, XFER);
 	check(st == IBV_WC_SUCCESS,
 	       "RDMA WRITE at 512 of the zero-based window (status %d)", st);
-	sync_step(1);
+	sync_step(sock, 1);
 
 	/* SEND with Invalidate of w3 on qp[2], where it is bound. */
 	{
@@ -439,12 +362,12 @@ static void client(void)
 		ibv_wr_send_inv(x, them.w3_rkey);
 		ibv_wr_set_sge(x, lmr->lkey, (uintptr_t)lbuf, 16);
 		if (ibv_wr_complete(x))
-			die("post send_inv");
-		wc = next_wc();
+			fatal("post send_inv");
+		wc = next_wc(cq);
 		check(wc.status == IBV_WC_SUCCESS,
 		       "SEND with Invalidate completes (status %d)", wc.status);
 	}
-	sync_step(2);
+	sync_step(sock, 2);
 
 	/* Failing accesses, one QP each. */
 	st = rdma(1, 0, them.base + W1_OFF + W1_LEN - 4, them.w1_rkey, 8);
@@ -456,64 +379,43 @@ static void client(void)
 	st = rdma(3, 0, them.base + W2_OFF, them.w2_rkey, 8);
 	check(st == IBV_WC_REM_ACCESS_ERR,
 	       "type 2B window through another QP refused (status %d)", st);
-	sync_step(3);
-	sync_step(4);
+	sync_step(sock, 3);
+	sync_step(sock, 4);
 	/* After the server's local invalidation. */
 	st = rdma(0, 0, them.base + W2_OFF, them.w2_rkey, 8);
 	check(st == IBV_WC_REM_ACCESS_ERR,
 	       "WRITE after local invalidation refused (status %d)", st);
-	sync_step(5);
+	sync_step(sock, 5);
 }
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	int is_server, i, one = 1;
+	int is_server;
 
 	if (argc < 5 || (strcmp(argv[1], "server") && argc < 6))
-		die("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
+		fatal("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
 	is_server = !strcmp(argv[1], "server");
 	gid_index = atoi(argv[3]);
-	sa.sin_port = htons(atoi(argv[4]));
 
 	ctx = open_device(argv[2]);
 	if (!ctx)
-		die("no device %s", argv[2]);
+		fatal("no device %s", argv[2]);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	buf = aligned_alloc(4096, BUF_LEN);
 	lbuf = aligned_alloc(4096, BUF_LEN);
 	if (!pd || !cq || !buf || !lbuf)
-		die("resources");
+		fatal("resources");
 	lmr = ibv_reg_mr(pd, lbuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (!lmr)
-		die("reg_mr");
+		fatal("reg_mr");
 	create_qps();
 
-	sock = socket(AF_INET, SOCK_STREAM, 0);
-	if (is_server) {
-		int l = sock;
-
-		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1))
-			die("listen: %s", strerror(errno));
-		sock = accept(l, NULL, NULL);
-		close(l);
-		if (sock < 0)
-			die("accept");
+	sock = ctl_socket(is_server ? NULL : argv[5], atoi(argv[4]));
+	if (is_server)
 		server();
-	} else {
-		if (inet_pton(AF_INET, argv[5], &sa.sin_addr) != 1)
-			die("bad address %s", argv[5]);
-		for (i = 0; i < 100; i++) {
-			if (!connect(sock, (struct sockaddr *)&sa, sizeof(sa)))
-				break;
-			usleep(100000);
-		}
-		if (i == 100)
-			die("connect: %s", strerror(errno));
+	else
 		client();
-	}
 	printf("# %s: %d failure(s)\n", argv[1], nfail);
 	return nfail ? 1 : 0;
 }

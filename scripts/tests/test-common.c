@@ -2,18 +2,34 @@
 /*
  * What the userspace test programs share: see test-common.h.
  */
+#define _GNU_SOURCE		/* program_invocation_short_name */
 #include <arpa/inet.h>
+#include <netinet/in.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "test-common.h"
 
 int npass, nfail;
+
+void fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", program_invocation_short_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	exit(2);
+}
 
 int check(int cond, const char *fmt, ...)
 {
@@ -118,4 +134,124 @@ int ud_qp_up(struct ibv_qp *qp, uint32_t qkey, int send)
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
 	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+}
+
+/* ibv_modify_qp() returns the error; errno need not hold it. */
+static int modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	int ret = ibv_modify_qp(qp, a, mask);
+
+	if (ret)
+		errno = ret;
+	return ret;
+}
+
+const char *rc_connect(struct ibv_qp *qp, const struct rc_attr *attr)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = attr->access,
+	};
+
+	if (modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+		      IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return "INIT";
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = attr->mtu;
+	a.dest_qp_num = attr->dest_qpn;
+	a.rq_psn = attr->rq_psn;
+	a.max_dest_rd_atomic = attr->max_dest_rd_atomic;
+	a.min_rnr_timer = attr->min_rnr_timer;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = attr->dgid;
+	a.ah_attr.grh.sgid_index = attr->sgid_index;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.port_num = 1;
+	if (modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		      IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		      IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return "RTR";
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = attr->sq_psn;
+	a.timeout = attr->timeout;
+	a.retry_cnt = attr->retry_cnt;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = attr->max_rd_atomic;
+	if (modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+		      IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+		      IBV_QP_MAX_QP_RD_ATOMIC))
+		return "RTS";
+	return NULL;
+}
+
+int ctl_socket(const char *server_ip, int port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+	int sock = socket(AF_INET, SOCK_STREAM, 0);
+	int i, one = 1;
+
+	if (sock < 0)
+		fatal("socket: %s", strerror(errno));
+	if (!server_ip) {
+		int l = sock;
+
+		setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) || listen(l, 1))
+			fatal("listen: %s", strerror(errno));
+		sock = accept(l, NULL, NULL);
+		close(l);
+		if (sock < 0)
+			fatal("accept");
+		return sock;
+	}
+	if (inet_pton(AF_INET, server_ip, &sa.sin_addr) != 1)
+		fatal("bad address %s", server_ip);
+	for (i = 0; i < 100; i++) {
+		if (!connect(sock, (struct sockaddr *)&sa, sizeof(sa)))
+			return sock;
+		usleep(100000);
+	}
+	fatal("connect: %s", strerror(errno));
+}
+
+void sock_xfer(int sock, void *p, size_t len, int out)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = out ? write(sock, (char *)p + done, len - done) :
+				  read(sock, (char *)p + done, len - done);
+
+		if (n <= 0)
+			fatal("socket: %s", n ? strerror(errno) : "closed");
+		done += n;
+	}
+}
+
+void sync_step(int sock, uint32_t n)
+{
+	uint32_t got;
+
+	sock_xfer(sock, &n, sizeof(n), 1);
+	sock_xfer(sock, &got, sizeof(got), 0);
+	if (got != n)
+		fatal("out of step: %u vs %u", got, n);
+}
+
+struct ibv_wc next_wc(struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+	int n = poll_one(cq, &wc, 60000);
+
+	if (n < 0)
+		fatal("poll_cq");
+	if (!n)
+		fatal("no completion");
+	return wc;
 }

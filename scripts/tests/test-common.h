@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <infiniband/verbs.h>
 
+/* Print "PROGRAM: " and the message to stderr; exit with status 2. */
+void fatal(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+
 /* The checks so far, as printed by check(). */
 extern int npass, nfail;
 
@@ -41,5 +45,47 @@ int gid_of(const char *ip, union ibv_gid *gid);
  * 0, or -1 if a modify failed.
  */
 int ud_qp_up(struct ibv_qp *qp, uint32_t qkey, int send);
+
+/*
+ * What the programs choose for an RC connection; the rest is the same for
+ * all: port 1, P_Key index 0, a global route with hop limit 64, RNR retry
+ * 7 (for ever).
+ */
+struct rc_attr {
+	unsigned int access;		/* the QP's qp_access_flags */
+	enum ibv_mtu mtu;
+	uint32_t dest_qpn, rq_psn, sq_psn;
+	union ibv_gid dgid;
+	int sgid_index;
+	uint8_t max_dest_rd_atomic, max_rd_atomic;
+	uint8_t min_rnr_timer, timeout, retry_cnt;
+};
+
+/*
+ * Move RC QP @qp through INIT and RTR to RTS. NULL when it is there, else
+ * the name of the state it did not reach, with errno set.
+ */
+const char *rc_connect(struct ibv_qp *qp, const struct rc_attr *attr);
+
+/*
+ * The two-host programs step through their test over a TCP connection;
+ * nothing can go on without it, so these exit (status 2) when it fails.
+ */
+
+/*
+ * The connection to the other host, on TCP port @port: accepted when
+ * @server_ip is NULL, else made to @server_ip (for up to ten seconds,
+ * while the server starts).
+ */
+int ctl_socket(const char *server_ip, int port);
+
+/* Send (@out) or receive exactly @len bytes at @p over @sock. */
+void sock_xfer(int sock, void *p, size_t len, int out);
+
+/* Wait until both hosts reach step @n. */
+void sync_step(int sock, uint32_t n);
+
+/* The next completion on @cq; exits (status 2) if none comes in a minute. */
+struct ibv_wc next_wc(struct ibv_cq *cq);
 
 #endif
