@@ -190,27 +190,74 @@ prog_results() {
 	check "$1 exits 0" test "$2" -eq 0
 }
 
+# clock_miss LOG: perftest in LOG gave up before its report because its
+# CPU clock sampling did not fit a line ("Correlation coefficient r^2 ...
+# < 0.9", "Can't produce a report"): a TCG guest on a busy host stalls
+# while it samples. It says nothing of the transfer, so the pair runs again.
+clock_miss() {
+	grep -q "Can't produce a report" "$1" 2>/dev/null
+}
+
 # tool_pair SERVER LOG DESC CMD...: CMD as the server on guest SERVER (for
 # at most TOOL_TIMEOUT s) and, with the server's address added, as its
 # client on the other guest, each one check ("DESC (TYPE server)", "DESC
 # (TYPE client to TYPE)", TYPE from the job's types array). Output in
 # LOG.server or LOG.client; the client starts once the server is up, and
-# again while it does not listen yet.
+# again while it does not listen yet. Both run again, up to twice, when
+# the client's perftest missed its clock (clock_miss).
 # shellcheck disable=SC2154 # types: the pair job's, one link type per guest
 tool_pair() {
-	local server=$1 log=$2 desc=$3 spid
+	local server=$1 log=$2 desc=$3 spid rc again try
 	shift 3
+	for try in 1 2 3; do
+		if [ "$GUEST_ID" = "$server" ]; then
+			timeout "$TOOL_TIMEOUT" "$@" >"$log.server" 2>&1 &
+			spid=$!
+			barrier "${log##*/}-up"
+			wait $spid
+			rc=$?
+		else
+			barrier "${log##*/}-up"
+			run_client "$log.client" "$@" "$PEER_IP4"
+			rc=$?
+		fi
+		# Both guests passed the same barriers: one name for this try.
+		again=$GL_BARRIER_DIR/again-$GL_BARRIERS
+		[ "$GUEST_ID" != "$server" ] && [ $try -lt 3 ] &&
+			clock_miss "$log.client" && touch "$again"
+		barrier "${log##*/}-ran"
+		[ -e "$again" ] || break
+		echo "# $desc: perftest missed its clock, run again"
+	done
 	if [ "$GUEST_ID" = "$server" ]; then
-		timeout "$TOOL_TIMEOUT" "$@" >"$log.server" 2>&1 &
-		spid=$!
-		barrier "${log##*/}-up"
-		check_server "$desc (${types[$server]} server)" $spid "$log.server"
+		check "$desc (${types[$server]} server)" test $rc -eq 0 ||
+			sed 's/^/#   /' "$log.server"
 	else
-		barrier "${log##*/}-up"
 		check "$desc (${types[$GUEST_ID]} client to ${types[$server]})" \
-			run_client "$log.client" "$@" "$PEER_IP4" ||
-			sed 's/^/#   /' "$log.client"
+			test $rc -eq 0 || sed 's/^/#   /' "$log.client"
 	fi
+}
+
+# local_pair LOG DESC SERVER CLIENT: a server and its client on this guest,
+# each a command line (split at spaces), output in LOG.server and
+# LOG.client; checks "DESC client" and "DESC server". Both run again, up
+# to twice, when the client's perftest missed its clock (clock_miss).
+local_pair() {
+	local log=$1 desc=$2 pid rc src try
+	for try in 1 2 3; do
+		# shellcheck disable=SC2086 # command lines, split at spaces
+		timeout "$TOOL_TIMEOUT" $3 >"$log.server" 2>&1 &
+		pid=$!
+		# shellcheck disable=SC2086
+		run_client "$log.client" $4
+		rc=$?
+		wait $pid
+		src=$?
+		{ [ $try -lt 3 ] && clock_miss "$log.client"; } || break
+		echo "# $desc: perftest missed its clock, run again"
+	done
+	check "$desc client" test $rc -eq 0 || sed 's/^/#   /' "$log.client"
+	check "$desc server" test $src -eq 0 || sed 's/^/#   /' "$log.server"
 }
 
 # dump_counters DEV: DEV's port counters into the job log, for the record.

@@ -117,7 +117,7 @@ only_in() {
 # pair NS1 DEV1 N1 NS2 DEV2 N2 WHAT: server in NS1 (10.88.0.N1), client in
 # NS2, one check per tool; WHAT says where they are for the check names.
 pair() {
-	local s=$1 sd=$2 sn=$3 c=$4 cd=$5 cn=$6 what=$7 sg cg t pid
+	local s=$1 sd=$2 sn=$3 c=$4 cd=$5 cn=$6 what=$7 sg cg t
 	sg=$(gid "$s" "$sd" "10.88.0.$sn") || { fail "$what: no GID on $sd" && return 1; }
 	cg=$(gid "$c" "$cd" "10.88.0.$cn") || { fail "$what: no GID on $cd" && return 1; }
 	for t in "ibv_rc_pingpong -c -n 100 -s 4096" "ibv_ud_pingpong -c -n 100 -s 1024" \
@@ -126,14 +126,9 @@ pair() {
 		ibv_*) set -- -g ;;
 		*) set -- -x ;;
 		esac
-		# shellcheck disable=SC2086 # word-split the tool and its options
-		timeout "$TOOL_TIMEOUT" ip netns exec "$s" $t -d "$sd" "$1" "$sg" \
-			>/job/server.log 2>&1 &
-		pid=$!
-		# shellcheck disable=SC2086
-		run_client /job/client.log ip netns exec "$c" $t -d "$cd" "$1" "$cg" "10.88.0.$sn"
-		check "$what: ${t%% *} client" test $? -eq 0 || sed 's/^/#   /' /job/client.log
-		check_server "$what: ${t%% *} server" $pid /job/server.log
+		local_pair /job/tool "$what: ${t%% *}" \
+			"ip netns exec $s $t -d $sd $1 $sg" \
+			"ip netns exec $c $t -d $cd $1 $cg 10.88.0.$sn"
 	done
 }
 

@@ -116,14 +116,8 @@ one_test() {
 	args=$(tool_args "$tool" "$3" $port)
 	log=/job/$tool-$port
 	if [ "$mode" = loopback ]; then
-		# shellcheck disable=SC2086
-		timeout "$TOOL_TIMEOUT" "$tool" $args >"$log.server" 2>&1 &
-		local spid=$!
-		# shellcheck disable=SC2086 # $args holds several options
-		check "$tool $3 (loopback, client)" \
-			run_client "$log.client" "$tool" $args "$GUEST_IP4" ||
-			sed 's/^/#   /' "$log.client"
-		check_server "$tool $3 (loopback, server)" $spid "$log.server"
+		local_pair "$log" "$tool $3 (loopback)" "$tool $args" \
+			"$tool $args $GUEST_IP4"
 	else
 		# shellcheck disable=SC2086 # $args holds several options
 		tool_pair "$server" "$log" "$tool $3" "$tool" $args
