@@ -39,6 +39,8 @@
 #            of the guest tests on it (DEBUG_SUBSET, steps debug-NAME):
 #            smoke, RC sroce<->sroce and sroce<->rdma_rxe, rdma_cm, fuzz
 #            quick, the hostile peer and teardown
+#   trixie   Debian 13's side (below) but its KUnit, the RC steps
+#            without their sweep sizes (TRIXIE_SUBSET)
 #
 # scripts/check.sh --debug [NAME...] (make check-debug) runs every guest
 # test, or the NAMEd ones (smoke, rc-sroce, ...), on the debug kernel
@@ -47,12 +49,14 @@
 # scripts/check.sh --trixie [NAME...] (make check-trixie) runs Debian 13's
 # side, or the NAMEd steps of it: sroce.ko for trixie's 6.12 kernel
 # (module-trixie, scripts/module-for.sh), KUnit on 6.12's source
-# (kunit-6.12), the smoke test and the RC pair against sroce and against
-# 6.12's rdma_rxe in trixie guests (smoke-6.12, rc-sroce-6.12,
-# rc-rxe-6.12), and 6.1's sroce against 6.12's, a bookworm guest facing a
-# trixie one (interop-6.1-6.12). scripts/check.sh --all (make check-all)
-# runs make check and these in one go. make check does not run them yet:
-# their cost is in Documentation/testing.rst, for the choice.
+# (kunit-6.12), the smoke test, the RC pair and rdma_cm against sroce and
+# against 6.12's rdma_rxe in trixie guests (smoke-6.12, rc-sroce-6.12,
+# rc-rxe-6.12, cm-sroce-6.12, cm-rxe-6.12), 6.1's sroce against 6.12's, a
+# bookworm guest facing a trixie one (interop-6.1-6.12), and the sroce-dkms
+# package installed with apt on a fresh guest of each release, the smoke
+# test then running between the two DKMS-built modules (dkms).
+# scripts/check.sh --all (make check-all) runs make check and all of these
+# in one go.
 #
 # Ends with "N passed, N failed" and exits non-zero on any failure.
 set -u
@@ -61,6 +65,10 @@ set -u
 # The guest steps make check also runs on the debug kernel; about 20
 # minutes (Documentation/testing.rst).
 DEBUG_SUBSET=(smoke rc-sroce rc-rxe cm-sroce fuzz peer teardown)
+# Debian 13's steps make check runs: all but KUnit on 6.12's source, whose
+# kernel build is 16 of a cold run's minutes (Documentation/testing.rst).
+TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-sroce-6.12 cm-rxe-6.12
+	interop-6.1-6.12 dkms)
 
 mode=check
 case ${1:-} in
@@ -261,6 +269,22 @@ guest_steps() {
 	gstep teardown -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1
 }
 
+# dkms_job NAME: make deb's package installed with apt on a fresh bookworm
+# guest and a fresh trixie one, from local repositories of what each
+# lacks (guests have no network: scripts/deb-repo.sh), then the smoke test
+# between the modules DKMS built there.
+dkms_job() {
+	local name=$1 release=bookworm,trixie deb r repo files=() ko=()
+	local tests=$SROCE_TOP/scripts/tests
+	deb=$("$SROCE_TOP/scripts/deb.sh" | tail -n 1) && [ -f "$deb" ] || return 1
+	for r in bookworm trixie; do
+		repo=$("$SROCE_TOP/scripts/deb-repo.sh" "$r" "$deb") || return 1
+		files+=(-f "$repo/repo-$r.tar")
+	done
+	guest_job "$name" -n 2 -t 1500 -f "$deb" "${files[@]}" -f "$tests/smoke.sh" \
+		"$tests/dkms.sh"
+}
+
 # debug_steps [NAME...]: the debug kernel, sroce.ko against it, and the
 # guest tests on it.
 debug_steps() {
@@ -279,7 +303,9 @@ debug_steps() {
 # kernel's own rdma_rxe, and 6.1's sroce as the peer.
 trixie_steps() {
 	local tests=$SROCE_TOP/scripts/tests prefix="" only=("$@") kernel=stock release ko
-	local trixie_ko=$out/module-trixie/sroce.ko
+	local trixie_ko=$out/module-trixie/sroce.ko sweep=sweep
+	# make check's: the RC tools at their usual sizes only.
+	[ "$mode" != check ] || sweep=
 	wanted kunit-6.12 && step kunit-6.12 "$SROCE_TOP/scripts/kunit.sh" -s 6.12 -o "$out/kunit-6.12"
 	rm -f "$trixie_ko"
 	step module-trixie "$SROCE_TOP/scripts/module-for.sh" trixie "$out/module-trixie"
@@ -290,13 +316,16 @@ trixie_steps() {
 	fi
 	release=trixie ko=("$trixie_ko")
 	gstep smoke-6.12 -n 2 -t 400 "$tests/smoke.sh" sroce
-	gstep rc-sroce-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
-	gstep rc-rxe-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce rxe sweep capture
+	gstep rc-sroce-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce $sweep capture
+	gstep rc-rxe-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce rxe $sweep capture
+	gstep cm-sroce-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce sroce ipv6
+	gstep cm-rxe-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
 	# Guest 0 bookworm, guest 1 trixie: each gets the sroce.ko of its
 	# kernel (the checkout's, up to date).
 	wanted interop-6.1-6.12 && make -C "$SROCE_TOP" >"$out/interop-module.log" 2>&1
 	release=bookworm,trixie ko=("$SROCE_TOP/sroce.ko" "$trixie_ko")
-	gstep interop-6.1-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce sweep capture
+	gstep interop-6.1-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce $sweep capture
+	wanted dkms && step dkms dkms_job dkms
 }
 
 start=$(date +%s)
@@ -322,7 +351,11 @@ else
 		log "== guests: skipped, sroce.ko was not built"
 		failed=$((failed + 1))
 	fi
-	[ "$mode" = check ] || trixie_steps
+	if [ "$mode" = check ]; then
+		trixie_steps "${TRIXIE_SUBSET[@]}"
+	else
+		trixie_steps
+	fi
 fi
 
 log "make $([ "$mode" = check ] && echo check || echo "check-$mode") took $(( $(date +%s) - start )) s; logs in $out"

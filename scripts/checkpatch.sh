@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 
 need_pkgs linux-source-6.1 perl
-tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2>/dev/null | head -n 1)
+tarball=$(dpkg-query -L linux-source-6.1 | grep -m 1 '\.tar\.xz$')
 [ -n "$tarball" ] || die "linux-source-6.1 tarball not found in /usr/src"
 dir=$SROCE_CACHE/checkpatch-$(dpkg-query -W -f='${Version}' linux-source-6.1)
 if [ ! -x "$dir/scripts/checkpatch.pl" ]; then
