@@ -19,6 +19,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 
+#include "sroce_cc_ops.h"
 #include "sroce_cc_params.h"
 
 struct sroce_cc_param_desc {
@@ -138,6 +139,11 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * lossy RoCE guides use 26.
 	 */
 	SROCE_CC_PARAM(roce_dscp, 0, 63, 0),
+	/*
+	 * [SROCE] Congestion control of QPs that move to RTS from now on
+	 * (enum sroce_cc_algo): 0 DCQCN, as a ConnectX runs it.
+	 */
+	SROCE_CC_PARAM(cc_algo, 0, SROCE_CC_ALGO_COUNT - 1, SROCE_CC_ALGO_DCQCN),
 };
 
 static const struct sroce_cc_param_desc *sroce_cc_param_find(const char *name)

@@ -611,6 +611,7 @@ static const struct {
 	{ "np_cnp_prio", 0, 7, 6 },
 	{ "ecn_enable", 0, 1, 1 },
 	{ "roce_dscp", 0, 63, 0 },
+	{ "cc_algo", 0, 0, 0 },
 };
 
 static void sroce_cc_params_ranges_test(struct kunit *test)

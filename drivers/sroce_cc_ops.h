@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Congestion control selection: routes the events of one sending QP (may
+ * it send now, a packet left, a CNP arrived) to the algorithm that QP
+ * runs. The algorithms themselves live in their own files (sroce_cc.c for
+ * DCQCN) as pure functions of their state; this is the only place the
+ * requester and the receive path call them through.
+ *
+ * A switch on a small enum rather than a table of function pointers: the
+ * per-packet calls stay inline and take no retpoline, and a QP running
+ * DCQCN pays one compare more than a direct call.
+ */
+#ifndef _SROCE_CC_OPS_H
+#define _SROCE_CC_OPS_H
+
+#include <linux/types.h>
+
+#include "sroce_cc.h"
+#include "sroce_cc_params.h"
+
+/* Values of cc_params.cc_algo. */
+enum sroce_cc_algo {
+	SROCE_CC_ALGO_DCQCN,	/* ECN marks -> CNPs -> rate cuts (sroce_cc.c) */
+	SROCE_CC_ALGO_COUNT,
+};
+
+/*
+ * Congestion control state of one sending QP, inside struct sroce_req and
+ * protected by its lock (req.lock), like the rest of the requester.
+ *
+ * @algo is read from cc_params.cc_algo when the QP moves from RTR to RTS
+ * (sroce_req_start() calls sroce_cc_sender_init()) and kept for as long as
+ * the connection lasts: SQD or SQE and back to RTS keep it, only a QP taken
+ * through RESET and up to RTS again reads cc_algo anew. A write to cc_algo
+ * therefore applies to QPs that connect after it; one QP's events always go
+ * to the algorithm whose state was initialised, and a running flow is never
+ * handed state another algorithm left behind.
+ */
+struct sroce_cc_sender {
+	struct sroce_cc_rp rp;		/* DCQCN reaction point */
+	u8 algo;			/* enum sroce_cc_algo, fixed from RTS */
+};
+
+void sroce_cc_sender_init(struct sroce_cc_sender *s,
+			  const struct sroce_cc_params *p, u32 line_mbps);
+enum sroce_cc_cnp_verdict sroce_cc_on_cnp(struct sroce_cc_sender *s,
+					  const struct sroce_cc_params *p,
+					  u64 now);
+
+/* The algorithm the QP runs (what it took at RTR -> RTS). */
+static inline enum sroce_cc_algo sroce_cc_algo(const struct sroce_cc_sender *s)
+{
+	return s->algo;
+}
+
+/* May the QP send its next packet at @now? */
+static inline bool sroce_cc_may_send(const struct sroce_cc_sender *s, u64 now)
+{
+	return sroce_cc_rp_may_send(&s->rp, now);
+}
+
+/* When to ask again after sroce_cc_may_send() said no, ns. */
+static inline u64 sroce_cc_next_send_ns(const struct sroce_cc_sender *s)
+{
+	return sroce_cc_rp_next_send_ns(&s->rp);
+}
+
+/* A packet of @bytes (as on the wire) was handed to the network at @now. */
+static inline void sroce_cc_on_tx(struct sroce_cc_sender *s,
+				  const struct sroce_cc_params *p, u32 bytes,
+				  u64 now)
+{
+	sroce_cc_rp_on_tx(&s->rp, p, bytes, now);
+}
+
+#endif /* _SROCE_CC_OPS_H */
