@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Congestion control selection: routes the events of one sending QP (may
- * it send now, a packet left, a CNP arrived) to the algorithm that QP
- * runs. The algorithms themselves live in their own files (sroce_cc.c for
- * DCQCN) as pure functions of their state; this is the only place the
- * requester and the receive path call them through.
+ * it send now, a packet left, a CNP arrived, a round trip was measured)
+ * to the algorithm that QP runs. The algorithms themselves live in their
+ * own files (sroce_cc.c for DCQCN, sroce_cc_timely.c for TIMELY) as pure
+ * functions of their state; this is the only place the requester and the
+ * receive path call them through.
  *
  * A switch on a small enum rather than a table of function pointers: the
  * per-packet calls stay inline and take no retpoline, and a QP running
@@ -17,10 +18,12 @@
 
 #include "sroce_cc.h"
 #include "sroce_cc_params.h"
+#include "sroce_cc_timely.h"
 
 /* Values of cc_params.cc_algo. */
 enum sroce_cc_algo {
 	SROCE_CC_ALGO_DCQCN,	/* ECN marks -> CNPs -> rate cuts (sroce_cc.c) */
+	SROCE_CC_ALGO_TIMELY,	/* RTT samples -> rate (sroce_cc_timely.c) */
 	SROCE_CC_ALGO_COUNT,
 };
 
@@ -38,6 +41,7 @@ enum sroce_cc_algo {
  */
 struct sroce_cc_sender {
 	struct sroce_cc_rp rp;		/* DCQCN reaction point */
+	struct sroce_cc_timely timely;	/* TIMELY */
 	u8 algo;			/* enum sroce_cc_algo, fixed from RTS */
 };
 
@@ -46,6 +50,8 @@ void sroce_cc_sender_init(struct sroce_cc_sender *s,
 enum sroce_cc_cnp_verdict sroce_cc_on_cnp(struct sroce_cc_sender *s,
 					  const struct sroce_cc_params *p,
 					  u64 now);
+void sroce_cc_on_rtt(struct sroce_cc_sender *s,
+		     const struct sroce_cc_params *p, u64 rtt_ns, u64 now);
 
 /* The algorithm the QP runs (what it took at RTR -> RTS). */
 static inline enum sroce_cc_algo sroce_cc_algo(const struct sroce_cc_sender *s)
@@ -56,13 +62,23 @@ static inline enum sroce_cc_algo sroce_cc_algo(const struct sroce_cc_sender *s)
 /* May the QP send its next packet at @now? */
 static inline bool sroce_cc_may_send(const struct sroce_cc_sender *s, u64 now)
 {
-	return sroce_cc_rp_may_send(&s->rp, now);
+	switch (s->algo) {
+	case SROCE_CC_ALGO_TIMELY:
+		return sroce_cc_pacer_may_send(&s->timely.pace, now);
+	default:
+		return sroce_cc_rp_may_send(&s->rp, now);
+	}
 }
 
 /* When to ask again after sroce_cc_may_send() said no, ns. */
 static inline u64 sroce_cc_next_send_ns(const struct sroce_cc_sender *s)
 {
-	return sroce_cc_rp_next_send_ns(&s->rp);
+	switch (s->algo) {
+	case SROCE_CC_ALGO_TIMELY:
+		return s->timely.pace.next_send;
+	default:
+		return sroce_cc_rp_next_send_ns(&s->rp);
+	}
 }
 
 /* A packet of @bytes (as on the wire) was handed to the network at @now. */
@@ -70,7 +86,14 @@ static inline void sroce_cc_on_tx(struct sroce_cc_sender *s,
 				  const struct sroce_cc_params *p, u32 bytes,
 				  u64 now)
 {
-	sroce_cc_rp_on_tx(&s->rp, p, bytes, now);
+	switch (s->algo) {
+	case SROCE_CC_ALGO_TIMELY:
+		sroce_cc_timely_on_tx(&s->timely, bytes, now);
+		break;
+	default:
+		sroce_cc_rp_on_tx(&s->rp, p, bytes, now);
+		break;
+	}
 }
 
 #endif /* _SROCE_CC_OPS_H */
