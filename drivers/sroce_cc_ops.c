@@ -21,6 +21,7 @@ void sroce_cc_sender_init(struct sroce_cc_sender *s,
 	s->algo = algo < SROCE_CC_ALGO_COUNT ? algo : SROCE_CC_ALGO_DCQCN;
 	sroce_cc_rp_init(&s->rp, line_mbps);
 	sroce_cc_timely_init(&s->timely, line_mbps);
+	sroce_cc_rtt_init(&s->rtt);
 }
 
 /**

@@ -5,7 +5,8 @@
  * to the algorithm that QP runs. The algorithms themselves live in their
  * own files (sroce_cc.c for DCQCN, sroce_cc_timely.c for TIMELY) as pure
  * functions of their state; this is the only place the requester and the
- * receive path call them through.
+ * receive path call them through. Round trips come from the requester's
+ * own sampler (sroce_cc_rtt.h), part of the same per-QP state.
  *
  * A switch on a small enum rather than a table of function pointers: the
  * per-packet calls stay inline and take no retpoline, and a QP running
@@ -18,6 +19,7 @@
 
 #include "sroce_cc.h"
 #include "sroce_cc_params.h"
+#include "sroce_cc_rtt.h"
 #include "sroce_cc_timely.h"
 
 /* Values of cc_params.cc_algo. */
@@ -42,6 +44,7 @@ enum sroce_cc_algo {
 struct sroce_cc_sender {
 	struct sroce_cc_rp rp;		/* DCQCN reaction point */
 	struct sroce_cc_timely timely;	/* TIMELY */
+	struct sroce_cc_rtt rtt;	/* RTT sampler, if the algorithm uses it */
 	u8 algo;			/* enum sroce_cc_algo, fixed from RTS */
 };
 
@@ -94,6 +97,28 @@ static inline void sroce_cc_on_tx(struct sroce_cc_sender *s,
 		sroce_cc_rp_on_tx(&s->rp, p, bytes, now);
 		break;
 	}
+}
+
+/*
+ * A request packet with @psn leaves at @now (@first: never sent before;
+ * @answered: it asks for an answer): the RTT sampler may tag it. Only
+ * algorithms that use samples tag; DCQCN QPs skip the sampler entirely.
+ */
+static inline void sroce_cc_on_send(struct sroce_cc_sender *s, u32 psn,
+				    bool first, bool answered, u64 now)
+{
+	if (s->algo == SROCE_CC_ALGO_TIMELY)
+		sroce_cc_rtt_on_send(&s->rtt, psn, first, answered, now);
+}
+
+/*
+ * Should the next new packet ask for an answer (AckReq) so that the
+ * sampler can tag it? Without this a long message paced at a low rate
+ * would be sampled once per AckReq interval (many round trips) only.
+ */
+static inline bool sroce_cc_wants_sample(const struct sroce_cc_sender *s)
+{
+	return s->algo == SROCE_CC_ALGO_TIMELY && !s->rtt.armed;
 }
 
 #endif /* _SROCE_CC_OPS_H */

@@ -57,6 +57,7 @@ enum sroce_req_result {
 /* What the requester remembers about a built packet until it leaves. */
 struct sroce_req_cb {
 	u32 psn;
+	bool ack_req;		/* it asks for an answer (RTT sampling) */
 };
 
 static inline struct sroce_req_cb *sroce_req_cb(struct sk_buff *skb)
@@ -112,11 +113,17 @@ static bool sroce_req_may_send(struct sroce_qp *qp, u64 now)
 	return false;
 }
 
-/* Charge a built packet, as it will be on the wire, to congestion control. */
+/*
+ * Charge a built packet, as it will be on the wire, to congestion control,
+ * and let the RTT sampler see it; @now is the batch's build time, a few
+ * us before the packet leaves. Called before sroce_req_advance(), so
+ * psn_high still tells a new PSN from a retransmitted one.
+ */
 static void sroce_req_charge(struct sroce_qp *qp, struct sk_buff *skb,
 			     u64 now)
 {
 	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
+	struct sroce_req_cb *cb = sroce_req_cb(skb);
 	struct sroce_req *req = &qp->req;
 	struct sroce_cc_trace_snap snap;
 	u32 bytes = skb->len + sizeof(struct udphdr) + SROCE_ICRC_BYTES +
@@ -126,6 +133,8 @@ static void sroce_req_charge(struct sroce_qp *qp, struct sk_buff *skb,
 	sroce_cc_trace_snap(&req->cc.rp, &snap);
 	sroce_cc_on_tx(&req->cc, p, bytes, now);
 	sroce_cc_trace_changed(qp->ibqp.qp_num, &req->cc.rp, p, &snap);
+	sroce_cc_on_send(&req->cc, cb->psn, sroce_psn_ge(cb->psn, req->psn_high),
+			 cb->ack_req, now);
 }
 
 void sroce_req_init(struct sroce_qp *qp)
@@ -400,10 +409,13 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	/*
 	 * Every message end, often enough that the window keeps moving, and
 	 * every packet after which the requester waits: a timeout probe, or
-	 * the one that fills the window.
+	 * the one that fills the window. And a new packet the RTT sampler
+	 * wants to tag.
 	 */
 	f.ack_req = last || req->probe || ++req->noack >= SROCE_REQ_ACK_EVERY ||
-		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW;
+		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW ||
+		    (sroce_cc_wants_sample(&req->cc) &&
+		     sroce_psn_ge(req->psn, req->psn_high));
 	/* UC is unacknowledged: nobody would answer an AckReq. */
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		f.ack_req = false;
@@ -430,6 +442,7 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 		}
 	}
 	sroce_req_cb(skb)->psn = req->psn;
+	sroce_req_cb(skb)->ack_req = f.ack_req;
 	return skb;
 }
 

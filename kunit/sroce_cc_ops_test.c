@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the congestion control selection (sroce_cc_ops.c): which
- * algorithm a QP runs, and that DCQCN behind the selection is DCQCN.
+ * algorithm a QP runs, and that DCQCN behind the selection is DCQCN; and
+ * for the requester's RTT sampler (sroce_cc_rtt.h).
  */
 #include <kunit/test.h>
 #include <linux/errno.h>
@@ -117,4 +118,102 @@ static struct kunit_suite sroce_cc_ops_suite = {
 	.test_cases = sroce_cc_ops_cases,
 };
 
-kunit_test_suites(&sroce_cc_ops_suite);
+/*
+ * One tag at a time, on a new packet that asks for an answer; the answer
+ * covering it gives one sample; a duplicate of that answer gives none.
+ */
+static void sroce_cc_rtt_sample_test(struct kunit *test)
+{
+	struct sroce_cc_rtt r;
+	u64 rtt = 0;
+
+	sroce_cc_rtt_init(&r);
+	sroce_cc_rtt_on_send(&r, 100, true, false, TEST_T0_NS);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&r, 100));
+	sroce_cc_rtt_on_send(&r, 101, true, true, TEST_T0_NS + 1000);
+	sroce_cc_rtt_on_send(&r, 102, true, true, TEST_T0_NS + 2000);
+	/* An ACK of 100 does not cover the tag (101). */
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_on_ack(&r, 100, TEST_T0_NS + 9000,
+						     &rtt));
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_on_ack(&r, 101, TEST_T0_NS + 31000,
+						    &rtt));
+	KUNIT_EXPECT_EQ(test, rtt, 30000ULL);
+	/* The same ACK again, and the one for 102: no tag, no sample. */
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_on_ack(&r, 101, TEST_T0_NS + 32000,
+						     &rtt));
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_on_ack(&r, 102, TEST_T0_NS + 33000,
+						     &rtt));
+	/* A coalesced ACK past the tag samples it too. */
+	sroce_cc_rtt_on_send(&r, 103, true, true, TEST_T0_NS + 40000);
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_on_ack(&r, 110, TEST_T0_NS + 95000,
+						    &rtt));
+	KUNIT_EXPECT_EQ(test, rtt, 55000ULL);
+	/* PSNs wrap at 2^24; a clock that went back gives 0, not 2^64 - 1. */
+	sroce_cc_rtt_on_send(&r, 0xffffff, true, true, TEST_T0_NS + 100000);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&r, 0xfffffe));
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_on_ack(&r, 0, TEST_T0_NS + 99000,
+						    &rtt));
+	KUNIT_EXPECT_EQ(test, rtt, 0ULL);
+}
+
+/* Karn's rule: after a retransmission only a new packet gives a sample. */
+static void sroce_cc_rtt_karn_test(struct kunit *test)
+{
+	struct sroce_cc_rtt r;
+	u64 rtt = 0;
+
+	sroce_cc_rtt_init(&r);
+	sroce_cc_rtt_on_send(&r, 200, true, true, TEST_T0_NS);
+	/* Go-back-N resends from 199: the tag's answer is ambiguous now. */
+	sroce_cc_rtt_on_send(&r, 199, false, false, TEST_T0_NS + 5000);
+	sroce_cc_rtt_on_send(&r, 200, false, true, TEST_T0_NS + 6000);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_on_ack(&r, 200, TEST_T0_NS + 9000,
+						     &rtt));
+	sroce_cc_rtt_on_send(&r, 201, true, true, TEST_T0_NS + 10000);
+	/* A retransmission of the tagged PSN itself drops the tag too. */
+	sroce_cc_rtt_on_send(&r, 201, false, true, TEST_T0_NS + 11000);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&r, 201));
+	sroce_cc_rtt_on_send(&r, 202, true, true, TEST_T0_NS + 12000);
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_on_ack(&r, 202, TEST_T0_NS + 20000,
+						    &rtt));
+	KUNIT_EXPECT_EQ(test, rtt, 8000ULL);
+}
+
+/*
+ * Only an algorithm that uses samples tags packets, and asks for AckReq
+ * while it has no tag.
+ */
+static void sroce_cc_rtt_algo_test(struct kunit *test)
+{
+	struct sroce_cc_params p;
+	struct sroce_cc_sender dq, tm;
+
+	sroce_cc_params_init_defaults(&p);
+	sroce_cc_sender_init(&dq, &p, 10000);
+	KUNIT_ASSERT_EQ(test, sroce_cc_param_set(&p, "cc_algo", 1), 0);
+	sroce_cc_sender_init(&tm, &p, 10000);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_wants_sample(&dq));
+	KUNIT_EXPECT_TRUE(test, sroce_cc_wants_sample(&tm));
+	sroce_cc_on_send(&dq, 7, true, true, TEST_T0_NS);
+	sroce_cc_on_send(&tm, 7, true, true, TEST_T0_NS);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&dq.rtt, 7));
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_due(&tm.rtt, 7));
+	KUNIT_EXPECT_FALSE(test, sroce_cc_wants_sample(&tm));
+	/* A move to RTS forgets the tag. */
+	sroce_cc_sender_init(&tm, &p, 10000);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&tm.rtt, 7));
+}
+
+static struct kunit_case sroce_cc_rtt_cases[] = {
+	KUNIT_CASE(sroce_cc_rtt_sample_test),
+	KUNIT_CASE(sroce_cc_rtt_karn_test),
+	KUNIT_CASE(sroce_cc_rtt_algo_test),
+	{}
+};
+
+static struct kunit_suite sroce_cc_rtt_suite = {
+	.name = "sroce_cc_rtt",
+	.test_cases = sroce_cc_rtt_cases,
+};
+
+kunit_test_suites(&sroce_cc_ops_suite, &sroce_cc_rtt_suite);
