@@ -88,18 +88,45 @@ static u64 sroce_cc_rp_ceiling(const struct sroce_cc_rp *rp,
 	return rp->line;
 }
 
+/**
+ * sroce_cc_pacer_set_rate() - the sending rate changed
+ * @pc: the QP's pacer
+ * @rate: new rate, bit/s, not 0
+ * @line: link rate, bit/s; at or above it the QP is not paced
+ * @now: clock, ns: the next departure of a QP that was not paced before
+ */
+void sroce_cc_pacer_set_rate(struct sroce_cc_pacer *pc, u64 rate, u64 line,
+			     u64 now)
+{
+	bool was_paced = pc->paced;
+
+	pc->paced = rate < line;
+	if (!pc->paced)
+		return;
+	pc->pace_q = div64_u64((u64)NSEC_PER_SEC * BITS_PER_BYTE <<
+			       SROCE_CC_PACE_SHIFT, rate);
+	if (!was_paced)
+		pc->next_send = now;
+}
+
+/* Charge a packet of @bytes that leaves at @now to the pacing clock. */
+void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now)
+{
+	u64 credit, start;
+
+	if (!pc->paced)
+		return;
+	credit = (SROCE_CC_PACE_BURST_BYTES * pc->pace_q) >> SROCE_CC_PACE_SHIFT;
+	start = pc->next_send;
+	if ((s64)(now - credit - start) > 0)
+		start = now - credit;
+	pc->next_send = start + ((bytes * pc->pace_q) >> SROCE_CC_PACE_SHIFT);
+}
+
 /* Recompute the pacing cost after rc changed. */
 static void sroce_cc_rp_rate_changed(struct sroce_cc_rp *rp, u64 now)
 {
-	bool was_paced = rp->paced;
-
-	rp->paced = rp->rc < rp->line;
-	if (!rp->paced)
-		return;
-	rp->pace_q = div64_u64((u64)NSEC_PER_SEC * BITS_PER_BYTE <<
-			       SROCE_CC_PACE_SHIFT, rp->rc);
-	if (!was_paced)
-		rp->next_send = now;
+	sroce_cc_pacer_set_rate(&rp->pace, rp->rc, rp->line, now);
 }
 
 void sroce_cc_rp_init(struct sroce_cc_rp *rp, u32 line_mbps)
@@ -120,7 +147,7 @@ void sroce_cc_rp_set_line_rate(struct sroce_cc_rp *rp, u32 line_mbps)
 	}
 	rp->rt = min(rp->rt, rp->line);
 	rp->rc = min(rp->rc, rp->line);
-	sroce_cc_rp_rate_changed(rp, rp->next_send);
+	sroce_cc_rp_rate_changed(rp, rp->pace.next_send);
 }
 
 /* (g1024 / 1024)^n in 1/2^32, by squaring: O(log n) for any idle time. */
@@ -306,16 +333,7 @@ void __sroce_cc_rp_on_tx(struct sroce_cc_rp *rp,
 		sroce_cc_rp_increase(rp, p, &rp->bstage, rp->tstage, n);
 		sroce_cc_rp_rate_changed(rp, now);
 	}
-	if (rp->paced) {
-		u64 credit = (SROCE_CC_PACE_BURST_BYTES * rp->pace_q) >>
-			     SROCE_CC_PACE_SHIFT;
-		u64 start = rp->next_send;
-
-		if ((s64)(now - credit - start) > 0)
-			start = now - credit;
-		rp->next_send = start + ((bytes * rp->pace_q) >>
-					 SROCE_CC_PACE_SHIFT);
-	}
+	sroce_cc_pacer_on_tx(&rp->pace, bytes, now);
 }
 
 /**

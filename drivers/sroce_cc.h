@@ -43,6 +43,28 @@ enum sroce_cc_fixed_point {
 	SROCE_CC_STAGE_MAX		= 1 << 30,
 };
 
+/*
+ * Pacer of one sending QP, shared by every rate-based algorithm: a rate
+ * below line rate spaces packets by their size at that rate, with a burst
+ * credit of SROCE_CC_PACE_BURST_BYTES. Serialised by the owner's lock.
+ */
+struct sroce_cc_pacer {
+	u64 next_send;		/* earliest departure of the next packet, ns */
+	u64 pace_q;		/* ns per byte, 1/2^SROCE_CC_PACE_SHIFT */
+	bool paced;		/* rate below line rate: pacing applies */
+};
+
+void sroce_cc_pacer_set_rate(struct sroce_cc_pacer *pc, u64 rate, u64 line,
+			     u64 now);
+void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now);
+
+/* May a packet leave now (pacing off, or its departure time reached)? */
+static inline bool sroce_cc_pacer_may_send(const struct sroce_cc_pacer *pc,
+					   u64 now)
+{
+	return !pc->paced || (s64)(now - pc->next_send) >= 0;
+}
+
 /* Reaction point state of one QP; fields are private to sroce_cc.c. */
 struct sroce_cc_rp {
 	u64 rc;			/* current rate, bit/s */
@@ -51,15 +73,13 @@ struct sroce_cc_rp {
 	u64 t_ref;		/* start of the running T period, ns */
 	u64 a_ref;		/* start of the running alpha period, ns */
 	u64 last_cut;		/* time of the last cut, ns */
-	u64 next_send;		/* earliest departure of the next packet, ns */
-	u64 pace_q;		/* ns per byte at rc, 1/2^SROCE_CC_PACE_SHIFT */
+	struct sroce_cc_pacer pace;	/* spaces packets at rc */
 	u64 bytes;		/* bytes sent since the last byte event */
 	u32 alpha;		/* congestion estimate, 1/2^SROCE_CC_ALPHA_SHIFT */
 	u32 tstage;		/* timer increase events since the last cut */
 	u32 bstage;		/* byte increase events since the last cut */
 	bool active;		/* a CNP was handled: DCQCN state is live */
 	bool alpha_cnp;		/* a CNP was handled in this alpha period */
-	bool paced;		/* rc below line rate: pacing applies */
 };
 
 /* What the RP did with a CNP; the caller counts it. */
@@ -123,13 +143,13 @@ static inline void sroce_cc_rp_on_tx(struct sroce_cc_rp *rp,
  */
 static inline bool sroce_cc_rp_may_send(const struct sroce_cc_rp *rp, u64 now)
 {
-	return !rp->paced || (s64)(now - rp->next_send) >= 0;
+	return sroce_cc_pacer_may_send(&rp->pace, now);
 }
 
 /* Earliest departure of the next packet (meaningful while paced). */
 static inline u64 sroce_cc_rp_next_send_ns(const struct sroce_cc_rp *rp)
 {
-	return rp->next_send;
+	return rp->pace.next_send;
 }
 
 /* Notification point state of one QP; fields are private to sroce_cc.c. */

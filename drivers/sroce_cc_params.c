@@ -19,6 +19,7 @@
 #include <linux/stddef.h>
 #include <linux/string.h>
 
+#include "sroce_cc_ops.h"
 #include "sroce_cc_params.h"
 
 struct sroce_cc_param_desc {
@@ -138,6 +139,58 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * lossy RoCE guides use 26.
 	 */
 	SROCE_CC_PARAM(roce_dscp, 0, 63, 0),
+	/*
+	 * [SROCE] Congestion control of QPs that move to RTS from now on
+	 * (enum sroce_cc_algo): 0 DCQCN, as a ConnectX runs it; 1 TIMELY,
+	 * delay based, for fabrics without ECN marking.
+	 */
+	SROCE_CC_PARAM(cc_algo, 0, SROCE_CC_ALGO_COUNT - 1, SROCE_CC_ALGO_DCQCN),
+	/*
+	 * TIMELY. [TML] is the paper (Mittal et al., SIGCOMM 2015, 10 GbE
+	 * with NIC timestamps); sroce's RTT is taken in software at both
+	 * ends on 1-10 Gb/s links, which adds tens of us of scheduling
+	 * noise, so the thresholds are wider. Times use the 17-bit us range
+	 * of the DCQCN timers.
+	 *
+	 * T_low: below it the queue is taken to be empty and the rate only
+	 * grows; [TML] 50 us, about a software RoCE round trip without a
+	 * queue on a 10 Gb/s link. 0 switches the test off.
+	 */
+	SROCE_CC_PARAM(timely_t_low, 0, SROCE_CC_MAX_TIME_US, 50),
+	/*
+	 * T_high: above it the rate is cut by the excess whatever the
+	 * gradient; [TML] 500 us. [SROCE] 1000 us: 125 KB of queue at
+	 * 1 Gb/s, 1.25 MB at 10 Gb/s, below a 1000-packet tail-drop queue
+	 * and above the softirq delays a loaded host adds.
+	 */
+	SROCE_CC_PARAM(timely_t_high, 1, SROCE_CC_MAX_TIME_US, 1000),
+	/*
+	 * The minimum RTT that normalises the gradient; [TML] a fabric's
+	 * base RTT (tens of us). [SROCE] 50 us, T_low's value: the base
+	 * RTT of a software RoCE path.
+	 */
+	SROCE_CC_PARAM(timely_min_rtt, 1, SROCE_CC_MAX_TIME_US, 50),
+	/* delta, the additive step, Mb/s; [TML] 10 Mb/s. */
+	SROCE_CC_PARAM(timely_ai_rate, 0, SROCE_CC_MAX_RATE_MBPS, 10),
+	/* beta in 1/1024; [TML] 0.8 (819). 0 never cuts, 1024 cuts fully. */
+	SROCE_CC_PARAM(timely_beta, 0, 1024, 819),
+	/*
+	 * alpha, the EWMA weight of the newest RTT difference, 1/1024;
+	 * [SROCE] 0.875 (896): with one sample per round trip (not per
+	 * 16-64 KB segment as in [TML]) a rising queue must show in one or
+	 * two samples.
+	 */
+	SROCE_CC_PARAM(timely_alpha, 0, 1024, 896),
+	/*
+	 * N of hyper-active increase: after N gradient increases in a row
+	 * each adds N * delta; [TML] 5. [SROCE] at most 255.
+	 */
+	SROCE_CC_PARAM(timely_hai_n, 1, 255, 5),
+	/*
+	 * Rate floor, Mb/s; [SROCE] 10: a 4 KiB packet every 3.3 ms, so a
+	 * cut QP keeps probing the path with RTT samples.
+	 */
+	SROCE_CC_PARAM(timely_min_rate, 1, SROCE_CC_MAX_RATE_MBPS, 10),
 };
 
 static const struct sroce_cc_param_desc *sroce_cc_param_find(const char *name)

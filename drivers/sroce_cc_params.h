@@ -44,6 +44,17 @@ struct sroce_cc_params {
 	/* Data packets (sroce's own; mlx5 has no cc_params file for them). */
 	u32 ecn_enable;			/* bool: send data packets ECT(0) */
 	u32 roce_dscp;			/* DSCP when the traffic class has none */
+	/* Algorithm selection (sroce_cc_ops.h): taken by a QP at RTS. */
+	u32 cc_algo;			/* enum sroce_cc_algo */
+	/* TIMELY (sroce_cc_timely.c), for QPs with cc_algo 1. */
+	u32 timely_t_low;		/* us, 0 = no low threshold */
+	u32 timely_t_high;		/* us */
+	u32 timely_min_rtt;		/* us, the gradient's normaliser */
+	u32 timely_ai_rate;		/* Mb/s, delta */
+	u32 timely_beta;		/* 1/1024, decrease factor */
+	u32 timely_alpha;		/* 1/1024, EWMA weight of a new sample */
+	u32 timely_hai_n;		/* samples (and HAI's step multiplier) */
+	u32 timely_min_rate;		/* Mb/s */
 };
 
 /* Number of parameters: every field above is one u32 table entry. */

@@ -211,6 +211,24 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 }
 
 /*
+ * Every PSN up to @psn was answered: a round trip sample for congestion
+ * control if the RTT sampler's tagged PSN is among them (sroce_cc_rtt.h).
+ * The clock is read only then, once per round trip. Caller holds req.lock.
+ */
+static void sroce_comp_rtt(struct sroce_qp *qp, u32 psn)
+{
+	struct sroce_cc_sender *cc = &qp->req.cc;
+	u64 now, rtt;
+
+	if (likely(!sroce_cc_rtt_due(&cc->rtt, psn)))
+		return;
+	now = ktime_get_ns();
+	if (sroce_cc_rtt_on_ack(&cc->rtt, psn, now, &rtt))
+		sroce_cc_on_rtt(cc, &to_sdev(qp->ibqp.device)->cc_params, rtt,
+				now);
+}
+
+/*
  * Retire the WQEs an acknowledgment of every PSN up to @psn completes.
  * With @resp (the acknowledgment is implied by a READ response or atomic
  * ACK) a READ/atomic WQE it reaches is left to the caller; otherwise that
@@ -225,6 +243,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, bool resp,
 	bool progress = false;
 	bool lost = false;
 
+	sroce_comp_rtt(qp, psn);
 	while (qp->sq.queue.index != req->sent_end) {
 		wqe = sroce_sq_wqe(qp, qp->sq.queue.index);
 		if (sroce_seg_is_rd_atomic(wqe->opcode)) {
@@ -417,6 +436,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	bool last;
 	int err;
 
+	/* A response answers its request, tagged at the READ's first PSN. */
+	sroce_comp_rtt(qp, pkt->psn);
 	wqe = sroce_comp_resp_wqe(qp, pkt->psn, true, out);
 	if (!wqe) {
 		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
@@ -477,6 +498,7 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	u64 orig;
 	int err;
 
+	sroce_comp_rtt(qp, pkt->psn);
 	wqe = sroce_comp_resp_wqe(qp, pkt->psn, false, out);
 	if (!wqe) {
 		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,

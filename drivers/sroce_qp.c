@@ -29,6 +29,7 @@
 #include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_param.h"
+#include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_req.h"
 #include "sroce_resp.h"
@@ -39,7 +40,6 @@
 /* QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. */
 #define SROCE_QPN_MIN		16
 #define SROCE_QPN_MAX		((1U << 24) - 1)
-#define SROCE_PSN_MASK		0xffffff
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {

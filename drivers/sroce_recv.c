@@ -211,9 +211,9 @@ static void sroce_recv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 	prio = (qp->av.traffic_class >> 2 ?: READ_ONCE(p->roce_dscp)) >> 3;
 	if (READ_ONCE(p->rp_enable) & BIT(prio & 7)) {
 		spin_lock_bh(&qp->req.lock);
-		verdict = sroce_cc_rp_on_cnp(&qp->req.rp, p, ktime_get_ns());
+		verdict = sroce_cc_on_cnp(&qp->req.cc, p, ktime_get_ns());
 		if (verdict == SROCE_CC_CNP_HANDLED)
-			sroce_cc_trace_rate(qp->ibqp.qp_num, &qp->req.rp, p,
+			sroce_cc_trace_rate(qp->ibqp.qp_num, &qp->req.cc.rp, p,
 					    SROCE_CC_RATE_CNP);
 		spin_unlock_bh(&qp->req.lock);
 	}

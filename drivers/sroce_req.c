@@ -57,6 +57,7 @@ enum sroce_req_result {
 /* What the requester remembers about a built packet until it leaves. */
 struct sroce_req_cb {
 	u32 psn;
+	bool ack_req;		/* it asks for an answer (RTT sampling) */
 };
 
 static inline struct sroce_req_cb *sroce_req_cb(struct sk_buff *skb)
@@ -96,36 +97,44 @@ static enum hrtimer_restart sroce_req_pace_timer(struct hrtimer *t)
 }
 
 /*
- * DCQCN pacing: may the next packet leave now? If not, the requester stops
- * and the pace timer restarts it at the RP's next departure time. For a QP
- * that never got a CNP this is one flag test. Caller holds req.lock.
+ * Pacing: may the next packet leave now? If not, the requester stops and
+ * the pace timer restarts it at the QP's next departure time. For a QP
+ * sending at line rate this is one flag test. Caller holds req.lock.
  */
 static bool sroce_req_may_send(struct sroce_qp *qp, u64 now)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (likely(sroce_cc_rp_may_send(&req->rp, now)))
+	if (likely(sroce_cc_may_send(&req->cc, now)))
 		return true;
 	hrtimer_start(&req->pace_timer,
-		      ns_to_ktime(sroce_cc_rp_next_send_ns(&req->rp)),
+		      ns_to_ktime(sroce_cc_next_send_ns(&req->cc)),
 		      HRTIMER_MODE_ABS);
 	return false;
 }
 
-/* Charge a built packet, as it will be on the wire, to the RP. */
+/*
+ * Charge a built packet, as it will be on the wire, to congestion control,
+ * and let the RTT sampler see it; @now is the batch's build time, a few
+ * us before the packet leaves. Called before sroce_req_advance(), so
+ * psn_high still tells a new PSN from a retransmitted one.
+ */
 static void sroce_req_charge(struct sroce_qp *qp, struct sk_buff *skb,
 			     u64 now)
 {
 	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
+	struct sroce_req_cb *cb = sroce_req_cb(skb);
 	struct sroce_req *req = &qp->req;
 	struct sroce_cc_trace_snap snap;
 	u32 bytes = skb->len + sizeof(struct udphdr) + SROCE_ICRC_BYTES +
 		    (qp->av.family == AF_INET6 ? sizeof(struct ipv6hdr) :
 						 sizeof(struct iphdr));
 
-	sroce_cc_trace_snap(&req->rp, &snap);
-	sroce_cc_rp_on_tx(&req->rp, p, bytes, now);
-	sroce_cc_trace_changed(qp->ibqp.qp_num, &req->rp, p, &snap);
+	sroce_cc_trace_snap(&req->cc.rp, &snap);
+	sroce_cc_on_tx(&req->cc, p, bytes, now);
+	sroce_cc_trace_changed(qp->ibqp.qp_num, &req->cc.rp, p, &snap);
+	sroce_cc_on_send(&req->cc, cb->psn, sroce_psn_ge(cb->psn, req->psn_high),
+			 cb->ack_req, now);
 }
 
 void sroce_req_init(struct sroce_qp *qp)
@@ -153,10 +162,11 @@ void sroce_req_init(struct sroce_qp *qp)
 
 void sroce_req_start(struct sroce_qp *qp)
 {
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
 	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
 	/* Cached by the netdev notifier: a move to RTS takes no RTNL. */
-	u32 line_mbps = sroce_dev_link_mbps(to_sdev(qp->ibqp.device));
+	u32 line_mbps = sroce_dev_link_mbps(sdev);
 
 	spin_lock_bh(&req->lock);
 	req->psn = qp->attr.sq_psn & SROCE_PSN_MASK;
@@ -180,7 +190,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->grace = false;
 	req->probe = false;
 	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
-	sroce_cc_rp_init(&req->rp, line_mbps);
+	sroce_cc_sender_init(&req->cc, &sdev->cc_params, line_mbps);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
 }
@@ -399,10 +409,13 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	/*
 	 * Every message end, often enough that the window keeps moving, and
 	 * every packet after which the requester waits: a timeout probe, or
-	 * the one that fills the window.
+	 * the one that fills the window. And a new packet the RTT sampler
+	 * wants to tag.
 	 */
 	f.ack_req = last || req->probe || ++req->noack >= SROCE_REQ_ACK_EVERY ||
-		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW;
+		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW ||
+		    (sroce_cc_wants_sample(&req->cc) &&
+		     sroce_psn_ge(req->psn, req->psn_high));
 	/* UC is unacknowledged: nobody would answer an AckReq. */
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		f.ack_req = false;
@@ -429,6 +442,7 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 		}
 	}
 	sroce_req_cb(skb)->psn = req->psn;
+	sroce_req_cb(skb)->ack_req = f.ack_req;
 	return skb;
 }
 

@@ -13,7 +13,7 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
-#include "sroce_cc.h"
+#include "sroce_cc_ops.h"
 
 #include "sroce_mr.h"
 
@@ -91,11 +91,12 @@ struct sroce_req {
 	bool rd_valid;
 
 	/*
-	 * DCQCN reaction point: reset to line rate at RTS, cut by CNPs from
-	 * the receive path, advanced by the requester per packet sent.
+	 * Congestion control (sroce_cc_ops.h): algorithm chosen and reset at
+	 * RTS, fed CNPs by the receive path and every packet sent by the
+	 * requester.
 	 */
-	struct sroce_cc_rp rp;
-	/* Restarts a paced requester at the RP's next departure time. */
+	struct sroce_cc_sender cc;
+	/* Restarts a paced requester at its next departure time. */
 	struct hrtimer pace_timer;
 
 	struct timer_list retry_timer;

@@ -611,6 +611,15 @@ static const struct {
 	{ "np_cnp_prio", 0, 7, 6 },
 	{ "ecn_enable", 0, 1, 1 },
 	{ "roce_dscp", 0, 63, 0 },
+	{ "cc_algo", 0, 1, 0 },
+	{ "timely_t_low", 0, 131071, 50 },
+	{ "timely_t_high", 1, 131071, 1000 },
+	{ "timely_min_rtt", 1, 131071, 50 },
+	{ "timely_ai_rate", 0, 400000, 10 },
+	{ "timely_beta", 0, 1024, 819 },
+	{ "timely_alpha", 0, 1024, 896 },
+	{ "timely_hai_n", 1, 255, 5 },
+	{ "timely_min_rate", 1, 400000, 10 },
 };
 
 static void sroce_cc_params_ranges_test(struct kunit *test)

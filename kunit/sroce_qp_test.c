@@ -365,7 +365,7 @@ static void qp_rts_reads_cached_link_speed(struct kunit *test)
 
 	sdev->link_mbps = SPEED_25000;
 	sroce_req_start(qp);
-	KUNIT_EXPECT_EQ(test, qp->req.rp.line, 25000ULL * 1000 * 1000);
+	KUNIT_EXPECT_EQ(test, qp->req.cc.rp.line, 25000ULL * 1000 * 1000);
 
 	/* Not reported (virtio): 1000 Mb/s. */
 	sdev->link_mbps = 0;
@@ -373,7 +373,7 @@ static void qp_rts_reads_cached_link_speed(struct kunit *test)
 	sdev->link_mbps = (u32)SPEED_UNKNOWN;
 	KUNIT_EXPECT_EQ(test, sroce_dev_link_mbps(sdev), (u32)SPEED_1000);
 	sroce_req_start(qp);
-	KUNIT_EXPECT_EQ(test, qp->req.rp.line, 1000ULL * 1000 * 1000);
+	KUNIT_EXPECT_EQ(test, qp->req.cc.rp.line, 1000ULL * 1000 * 1000);
 
 	sroce_req_cleanup(qp);
 	free_netdev(ndev);
