@@ -241,7 +241,13 @@ else:
 time.sleep(25)
 ' "$grp" "$GUEST_IP4" &
 		local jpid=$!
-		sleep 1
+		# Joined before the sender starts: python's start alone takes
+		# more than a second on the debug kernel.
+		local _
+		for _ in $(seq $((50 * ${TIME_FACTOR:-1}))); do
+			ip maddr show dev eth0 | grep -qw "$grp" && break
+			sleep 0.2
+		done
 		barrier "mc$port-ready"
 		barrier "mc$port-sent"
 		sleep 1
