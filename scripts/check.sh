@@ -95,35 +95,88 @@ rm -rf "$out"
 mkdir -p "$out"
 passed=0
 failed=0
+summary=$out/summary.txt
+: >"$summary"
+# Second runs of failed guest steps so far; at most three, for CI's time.
+reruns=0
 
 # step NAME CMD...: run one step, log to out/check/NAME.log. A step whose
 # output ends with its own "N passed, N failed" line adds those counts;
 # otherwise it counts as one check. A non-zero exit is always a failure.
 # Each step's time is logged, for the budget in Documentation/testing.rst.
+# What failed is also kept in $summary, printed before the closing line
+# (CI shows only the tail of the output).
 step() {
-	local name=$1 rc p f line t0=$SECONDS
+	local name=$1 t0=$SECONDS
 	shift
 	log "== $name"
-	"$@" > "$out/$name.log" 2>&1
+	step_run "$name" "$@"
+	if [ "$step_f" -ne 0 ] && [ "${rerun_ok:-0}" = 1 ] && [ "$reruns" -lt 3 ] &&
+		rerunnable "$out/$name.log"; then
+		reruns=$((reruns + 1))
+		log "   $step_f failed; run again once (guest checks only, no kernel report)"
+		step_failures "$name" | sed 's/^/   | /' >&2
+		{
+			echo "rerun: $name failed $step_f check(s) on its first run:"
+			step_failures "$name" | sed 's/^/  /'
+		} >>"$summary"
+		mv "$out/$name.log" "$out/$name.first.log"
+		rm -rf "$out/$name.first"
+		[ ! -d "$out/$name" ] || mv "$out/$name" "$out/$name.first"
+		step_run "$name" "$@"
+	fi
+	passed=$((passed + step_p))
+	failed=$((failed + step_f))
+	if [ "$step_f" -eq 0 ]; then
+		log "   ok ($step_p passed, $((SECONDS - t0)) s)"
+	else
+		log "   FAILED ($step_p passed, $step_f failed, $((SECONDS - t0)) s); last lines of $out/$name.log:"
+		tail -n 40 "$out/$name.log" | sed 's/^/   | /' >&2
+		{
+			echo "failed: $name ($step_f):"
+			step_failures "$name" | sed 's/^/  /'
+		} >>"$summary"
+	fi
+}
+
+# step_run NAME CMD...: run it once; its counts in step_p and step_f.
+step_run() {
+	local name=$1 rc line
+	shift
+	"$@" >"$out/$name.log" 2>&1
 	rc=$?
 	line=$(grep -E '(^|: )[0-9]+ passed, [0-9]+ failed' "$out/$name.log" | tail -n 1)
 	if [ -n "$line" ]; then
-		p=$(sed -E 's/.*(^|: )([0-9]+) passed.*/\2/' <<<"$line")
-		f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
-		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+		step_p=$(sed -E 's/.*(^|: )([0-9]+) passed.*/\2/' <<<"$line")
+		step_f=$(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$line")
+		[ "$rc" -ne 0 ] && [ "$step_f" -eq 0 ] && step_f=1
 	elif [ "$rc" -eq 0 ]; then
-		p=1 f=0
+		step_p=1 step_f=0
 	else
-		p=0 f=1
+		step_p=0 step_f=1
 	fi
-	passed=$((passed + p))
-	failed=$((failed + f))
-	if [ "$f" -eq 0 ]; then
-		log "   ok ($p passed, $((SECONDS - t0)) s)"
-	else
-		log "   FAILED ($p passed, $f failed, $((SECONDS - t0)) s); last lines of $out/$name.log:"
-		tail -n 40 "$out/$name.log" | sed 's/^/   | /' >&2
-	fi
+}
+
+# step_failures NAME: the first few failed checks or reasons in its log.
+step_failures() {
+	local l
+	l=$(grep -E 'not ok - |\[sroce\]   [a-z]' "$out/$1.log" | grep -v ' known, not judged' |
+		head -n 6)
+	[ -n "$l" ] || l=$(tail -n 3 "$out/$1.log")
+	cut -c1-200 <<<"$l"
+}
+
+# rerunnable LOG: the guest step logged in LOG failed only checks of its
+# own: every guest wrote its exit status, none was killed at its timeout
+# and no guest kernel reported anything (a report, a hang or a leak is a
+# failure however often a second run passes). TCG guests on two shared
+# cores are descheduled for seconds; the tests that race the clock
+# (retry timers against rdma_rxe, RED's queue under incast) are given
+# one more run, and the first run's failures stay in the summary. Three
+# such second runs at most (each is minutes), for CI's 90 minutes.
+rerunnable() {
+	grep -q '^\[guest[0-9]*\] not ok - ' "$1" &&
+		! grep -qE 'never reached its job|killed after the host timeout|no exit status written|kernel trouble|kmemleak:|after the job:' "$1"
 }
 
 build_module() {
@@ -202,7 +255,7 @@ gstep() {
 	local name=$1
 	shift
 	wanted "$name" || return 0
-	step "$prefix$name" guest_job "$prefix$name" "$@"
+	rerun_ok=1 step "$prefix$name" guest_job "$prefix$name" "$@"
 }
 
 # guest_steps stock|debug [NAME...]: the guest tests, all or the NAMEs, on
@@ -362,5 +415,7 @@ else
 fi
 
 log "make $([ "$mode" = check ] && echo check || echo "check-$mode") took $(( $(date +%s) - start )) s; logs in $out"
+# What failed or needed a second run, last, where CI's excerpt shows it.
+[ ! -s "$summary" ] || head -n 40 "$summary" >&2
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
