@@ -4,10 +4,14 @@
  * the CNP). Every opcode sroce accepts on the wire has an entry; everything
  * else is unknown and dropped by the receive path.
  *
- * Deliberately absent: the RD transport (no RoCE peer implements it),
- * FLUSH (0x1c, IBTA 1.5: not implemented) and the reserved values, e.g.
- * 0x15 and 0x18. ATOMIC WRITE (0x1d, IBTA 1.5) is here although the 6.1
- * rdma_rxe peer drops it as unknown. UC uses the SEND and RDMA WRITE
+ * Deliberately absent: the RD transport (no RoCE peer implements it) and
+ * the reserved values, e.g. 0x15 and 0x18. ATOMIC WRITE (0x1d, IBTA 1.5) is
+ * here although the 6.1 rdma_rxe peer drops it as unknown. FLUSH (0x1c,
+ * IBTA 1.5; rdma_rxe has it from 6.2 on) is here only to be refused: an
+ * RC responder answers an opcode it does not support with an invalid
+ * request NAK (IBTA vol 1 9.7.5.2.2) rather than leave its peer to time
+ * out, so the packet must parse far enough to reach its QP. Its FETH and
+ * RETH are never read. UC uses the SEND and RDMA WRITE
  * opcodes of RC with the UC transport bits; UD has only SEND ONLY, with
  * and without immediate.
  */
@@ -184,6 +188,13 @@ static const struct sroce_opcode_info sroce_opcodes[256] = {
 				  SROCE_OPF_PAYLOAD,
 		.hdrs		= SROCE_HDRF_RETH,
 		.hdr_len	= SROCE_BTH_BYTES + SROCE_RETH_BYTES,
+	},
+	[SROCE_OP_RC_FLUSH] = {
+		.name		= "RC_FLUSH",
+		.flags		= SROCE_OPF_REQ | SROCE_OPF_ONLY |
+				  SROCE_OPF_UNSUPPORTED,
+		.hdr_len	= SROCE_BTH_BYTES + SROCE_FETH_BYTES +
+				  SROCE_RETH_BYTES,
 	},
 	[SROCE_OP_UC_SEND_FIRST] = {
 		.name		= "UC_SEND_FIRST",

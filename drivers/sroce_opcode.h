@@ -56,6 +56,7 @@ enum sroce_opcode_flags {
 	SROCE_OPF_MIDDLE	= BIT(9),
 	SROCE_OPF_LAST		= BIT(10),	/* ends a message */
 	SROCE_OPF_PAYLOAD	= BIT(11),	/* may carry payload (and pad) */
+	SROCE_OPF_UNSUPPORTED	= BIT(12),	/* a request only ever refused */
 
 	SROCE_OPF_ONLY		= SROCE_OPF_FIRST | SROCE_OPF_LAST,
 };

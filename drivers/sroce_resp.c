@@ -1143,6 +1143,10 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 
 	sroce_counter_inc(sroce_resp_cnt(qp), SROCE_CNT_RESP_DUPLICATE);
 
+	/* Refused when it was new: nothing was executed to answer again. */
+	if (opflags & SROCE_OPF_UNSUPPORTED)
+		return;
+
 	if (pkt->opcode == SROCE_OP_RC_ATOMIC_WRITE) {
 		if (sroce_resp_res_find(resp->res, pkt->psn,
 					SROCE_RESP_RES_ATOMIC_WRITE))
@@ -1278,7 +1282,9 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 		goto out;
 	}
 
-	if (opflags & SROCE_OPF_SEND)
+	if (opflags & SROCE_OPF_UNSUPPORTED)
+		sroce_resp_invalid(qp, pkt);
+	else if (opflags & SROCE_OPF_SEND)
 		sroce_resp_exec_send(qp, pkt);
 	else if (pkt->opcode == SROCE_OP_RC_ATOMIC_WRITE)
 		sroce_resp_exec_atomic_write(qp, pkt);

@@ -268,6 +268,14 @@ static const struct layout_case layout_cases[] = {
 		.hdr_len	= 28,
 	},
 	{
+		/* The FETH and RETH are not parsed: FLUSH is only refused. */
+		.opcode		= SROCE_OP_RC_FLUSH,
+		.name		= "RC_FLUSH",
+		.flags		= SROCE_OPF_REQ | SROCE_OPF_ONLY |
+				  SROCE_OPF_UNSUPPORTED,
+		.hdr_len	= 32,
+	},
+	{
 		.opcode		= SROCE_OP_UC_SEND_FIRST,
 		.name		= "UC_SEND_FIRST",
 		.flags		= SROCE_OPF_REQ | SROCE_OPF_SEND |
@@ -888,8 +896,6 @@ struct malformed_case {
 static const struct malformed_case malformed_cases[] = {
 	{ "reserved opcode 0x15", 0x15, 0, 0, 32, SROCE_PKT_BAD_OPCODE },
 	{ "reserved opcode 0x18", 0x18, 0, 0, 32, SROCE_PKT_BAD_OPCODE },
-	{ "FLUSH 0x1c, not implemented", 0x1c, 0, 0, 32,
-	  SROCE_PKT_BAD_OPCODE },
 	{ "UC has no ATOMIC WRITE (0x3d)", 0x3d, 0, 0, 44,
 	  SROCE_PKT_BAD_OPCODE },
 	{ "UC has no READ REQUEST (0x2c)", 0x2c, 0, 0, 32,
@@ -923,6 +929,10 @@ static const struct malformed_case malformed_cases[] = {
 	  SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE, 0, 2, 20, SROCE_PKT_BAD_PAD },
 	{ "READ REQUEST with 4 payload bytes", SROCE_OP_RC_RDMA_READ_REQUEST,
 	  0, 0, 36, SROCE_PKT_BAD_LENGTH },
+	{ "FLUSH with 4 payload bytes", SROCE_OP_RC_FLUSH, 0, 0, 40,
+	  SROCE_PKT_BAD_LENGTH },
+	{ "FLUSH with PadCnt 1", SROCE_OP_RC_FLUSH, 0, 1, 36,
+	  SROCE_PKT_BAD_PAD },
 	{ "ACKNOWLEDGE with 4 payload bytes", SROCE_OP_RC_ACKNOWLEDGE, 0, 0, 24,
 	  SROCE_PKT_BAD_LENGTH },
 	{ "ATOMIC ACKNOWLEDGE with 8 payload bytes",

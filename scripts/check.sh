@@ -52,7 +52,8 @@
 # (module-trixie, scripts/module-for.sh), KUnit on 6.12's source
 # (kunit-6.12), the smoke test, the RC pair and rdma_cm against sroce and
 # against 6.12's rdma_rxe in trixie guests (smoke-6.12, rc-sroce-6.12,
-# rc-rxe-6.12, cm-sroce-6.12, cm-rxe-6.12), 6.1's sroce against 6.12's, a
+# rc-rxe-6.12, cm-sroce-6.12, cm-rxe-6.12), RDMA FLUSH through rdma-core
+# 56 between sroce and 6.12's rdma_rxe (flush-6.12), 6.1's sroce against 6.12's, a
 # bookworm guest facing a trixie one (interop-6.1-6.12), and the sroce-dkms
 # package installed with apt on a fresh guest of each release, the smoke
 # test then running between the two DKMS-built modules (dkms).
@@ -71,7 +72,7 @@ DEBUG_SUBSET=(smoke rc-sroce cm-sroce fuzz peer teardown)
 # kernel build is 16 minutes cold), the package test (7 minutes) and
 # cm-sroce-6.12 (cm-rxe-6.12 runs sroce's rdma_cm on 6.12 too), which
 # would take a cold make check past 75 minutes (Documentation/testing.rst).
-TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 interop-6.1-6.12)
+TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 flush-6.12 interop-6.1-6.12)
 
 mode=check
 case ${1:-} in
@@ -376,6 +377,11 @@ trixie_steps() {
 	gstep rc-rxe-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce rxe $sweep capture
 	gstep cm-sroce-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce sroce ipv6
 	gstep cm-rxe-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
+	# RDMA FLUSH, refused by sroce, through rdma-core 56 (the program is
+	# built against it) between sroce and 6.12's rdma_rxe, which has it.
+	wanted flush-6.12 && step flush-test-6.12 "$SROCE_TOP/scripts/test-prog-build.sh" \
+		-d trixie flush-test "$out/flush-test"
+	gstep flush-6.12 -n 2 -t 400 -f "$out/flush-test" "$tests/qptypes.sh" pair sroce rxe flush
 	# Guest 0 bookworm, guest 1 trixie: each gets the sroce.ko of its
 	# kernel (the checkout's, up to date).
 	wanted interop-6.1-6.12 && make -C "$SROCE_TOP" >"$out/interop-module.log" 2>&1

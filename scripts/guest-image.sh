@@ -97,11 +97,14 @@ build_rootfs() {
 
 	# The host's compiler is not the one trixie's kernel was built with:
 	# modules for it are built in this chroot, from the same day's index as
-	# the kernel, so its headers are that very kernel's.
+	# the kernel, so its headers are that very kernel's. Test programs
+	# that need rdma-core 56's API are built here too
+	# (scripts/test-prog-build.sh -d trixie).
 	log "guest image: build-root with linux-headers-$(cat "$dir/kver")"
 	if ! { chroot "$rootfs" apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive chroot "$rootfs" apt-get install -y -qq \
-			--no-install-recommends make "linux-headers-$(cat "$dir/kver")"; } \
+			--no-install-recommends make "linux-headers-$(cat "$dir/kver")" \
+			libc6-dev libibverbs-dev; } \
 		>>"$dir/debootstrap.log" 2>&1; then
 		tail -n 30 "$dir/debootstrap.log" >&2
 		die "cannot install linux-headers-$(cat "$dir/kver") in the build-root"

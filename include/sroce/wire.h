@@ -23,6 +23,7 @@
 /* Header sizes in bytes. */
 #define SROCE_BTH_BYTES		12
 #define SROCE_RETH_BYTES	16
+#define SROCE_FETH_BYTES	4
 #define SROCE_AETH_BYTES	4
 #define SROCE_ATMETH_BYTES	28
 #define SROCE_ATMACK_BYTES	8
@@ -119,8 +120,8 @@ static_assert(sizeof(struct sroce_deth) == SROCE_DETH_BYTES);
 /*
  * Opcode bits 7:5 select the transport (IBTA vol 1 9.2; 100b is the CNP of
  * Annex A17.9.3), bits 4:0 the operation. RDMA ATOMIC WRITE (0x1d) came
- * with IBTA 1.5 (rdma_rxe has it from 6.2 on); FLUSH (0x1c), of the same
- * release, is not implemented and is absent.
+ * with IBTA 1.5 (rdma_rxe has it from 6.2 on); FLUSH (0x1c, BTH + FETH +
+ * RETH), of the same release, is recognised only to be refused.
  */
 #define SROCE_OP_TRANSPORT_MASK	GENMASK(7, 5)
 #define SROCE_TRANSPORT_RC	0x00
@@ -153,6 +154,7 @@ enum sroce_opcode {
 	SROCE_OP_RC_FETCH_ADD			= 0x14,
 	SROCE_OP_RC_SEND_LAST_WITH_INV		= 0x16,
 	SROCE_OP_RC_SEND_ONLY_WITH_INV		= 0x17,
+	SROCE_OP_RC_FLUSH			= 0x1c,
 	SROCE_OP_RC_ATOMIC_WRITE		= 0x1d,
 
 	SROCE_OP_UC_SEND_FIRST			= 0x20,

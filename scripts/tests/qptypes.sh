@@ -9,7 +9,8 @@
 #                                          test runs with each guest as
 #                                          server
 #
-# SET: srq, uc, xrc, api, inject, qpstate, atomicw (default: all seven). ibv_uc_pingpong -c checks the
+# SET: srq, uc, xrc, api, inject, qpstate, atomicw (default: these seven),
+# flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
 # data it receives (where the tool has -c); ibv_srq_pingpong checks every
 # completion's status and QP; perftest checks that every operation
 # completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
@@ -20,6 +21,9 @@
 # guest 0 (sroce) posts RDMA ATOMIC WRITEs to guest 1, which checks the
 # data; against rdma_rxe of 6.1, which drops the opcode, every request
 # must end in a retry-exceeded error and nothing may land.
+# flush runs /job/flush-test (scripts/tests/flush-test.c, built against
+# rdma-core 56): RDMA FLUSH, which sroce refuses, posted by each guest in
+# turn; see the program for what each pairing must show.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
@@ -71,7 +75,7 @@ for s in "${sets[@]}"; do
 			)
 		fi
 		;;
-	xrc|api|inject|qpstate|atomicw) ;;
+	xrc|api|inject|qpstate|atomicw|flush) ;;
 	*) bail "unknown set '$s'" ;;
 	esac
 done
@@ -174,34 +178,38 @@ uc_inject() {
 	done
 }
 
-# atomicw: guest 0 is the requester, guest 1 the responder of either type.
-atomic_write() {
-	local log=/job/atomic-write-test.log rc line apport=18690
+# pair_prog PROG PORT: /job/PROG (scripts/tests/PROG.c), a two-host
+# program, with guest 0 as its client and guest 1 as its server, of
+# either type; its checks are this job's checks. atomicw runs
+# atomic-write-test (guest 0 the requester), flush flush-test (each
+# guest in turn).
+pair_prog() {
+	local prog=$1 port=$2 log=/job/$1.log rc line
 	if [ "$GUEST_ID" = 1 ]; then
-		timeout "$TOOL_TIMEOUT" /job/atomic-write-test server "$dev" "$gid" \
-			$apport >"$log" 2>&1 &
+		timeout "$TOOL_TIMEOUT" "/job/$prog" server "$dev" "$gid" \
+			"$port" >"$log" 2>&1 &
 		local spid=$!
-		barrier atomicw-up
+		barrier "$prog-up"
 		wait $spid
 	else
-		barrier atomicw-up
-		timeout "$TOOL_TIMEOUT" /job/atomic-write-test client "$dev" "$gid" \
-			$apport "$PEER_IP4" >"$log" 2>&1
+		barrier "$prog-up"
+		timeout "$TOOL_TIMEOUT" "/job/$prog" client "$dev" "$gid" \
+			"$port" "$PEER_IP4" >"$log" 2>&1
 	fi
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
 		"ok - "*)
-			echo "ok - atomic-write-test: ${line#ok - }"
+			echo "ok - $prog: ${line#ok - }"
 			GL_PASS=$((GL_PASS + 1))
 			;;
-		"not ok - "*) fail "atomic-write-test: ${line#not ok - }" ;;
+		"not ok - "*) fail "$prog: ${line#not ok - }" ;;
 		*) echo "# $line" ;;
 		esac
 	done <"$log"
-	check "atomic-write-test $([ "$GUEST_ID" = 1 ] && echo server || echo client) (${types[$GUEST_ID]}) exits 0" \
+	check "$prog $([ "$GUEST_ID" = 1 ] && echo server || echo client) (${types[$GUEST_ID]}) exits 0" \
 		test "$rc" -eq 0
-	barrier atomicw-done
+	barrier "$prog-done"
 }
 
 for s in "${sets[@]}"; do
@@ -210,7 +218,11 @@ for s in "${sets[@]}"; do
 		continue
 	fi
 	if [ "$s" = atomicw ] && [ "${types[0]}" = sroce ]; then
-		atomic_write
+		pair_prog atomic-write-test 18690
+		continue
+	fi
+	if [ "$s" = flush ]; then
+		pair_prog flush-test 18691
 		continue
 	fi
 	[ "$mytype" = sroce ] || continue

@@ -5,7 +5,7 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), nak-forever, blocked.
+dup-ack, resume-read (after dup-ack), nak-forever, flush, blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -34,8 +34,10 @@ OP_READ_REQ = 0x0C
 OP_FETCH_ADD, OP_ATOMIC_ACK = 0x14, 0x12
 OP_READ_FIRST, OP_READ_MIDDLE, OP_READ_LAST, OP_READ_ONLY = 0x0D, 0x0E, 0x0F, 0x10
 OP_ACK = 0x11
+OP_FLUSH = 0x1C            # RDMA FLUSH (IBTA 1.5): BTH, FETH, RETH
 SYN_ACK = 0x1F             # ACK, no credit count (what sroce sends)
 SYN_NAK_SEQ = 0x60         # NAK: PSN sequence error
+SYN_NAK_INVALID = 0x61     # NAK: invalid request
 SYN_NAK_ACCESS = 0x62      # NAK: remote access error
 NAMES = {OP_READ_FIRST: "READ_RESPONSE_FIRST",
          OP_READ_MIDDLE: "READ_RESPONSE_MIDDLE",
@@ -272,6 +274,23 @@ class Peer:
                    f"{retries} retransmit timeouts")
 
 
+    # RDMA FLUSH, which sroce does not implement: an RC responder answers
+    # an unsupported opcode with an invalid request NAK (IBTA vol 1
+    # 9.7.5.2.2), so the peer fails at once rather than after its retries.
+    def flush_refused(self):
+        self.new_qp()
+        va, rkey, p = self.info["VA"], self.info["RKEY"], self.psn
+        before = int(self.cmd("counter resp_invalid_request"))
+        # FETH: selectivity 0 (the range), placement type 1 (global).
+        feth = struct.pack("!I", 1)
+        self.send(OP_FLUSH, p, feth + self.reth(va, rkey, 64), ackreq=True)
+        a = self.recv()
+        self.check(a is not None and a[:3] == (OP_ACK, p, SYN_NAK_INVALID),
+                   "FLUSH: NAK invalid request", self.show(a))
+        got = int(self.cmd("counter resp_invalid_request")) - before
+        self.check(got == 1, "... counted in resp_invalid_request",
+                   f"+{got}")
+
     # Finding 3: a local stack that drops every packet cannot make a
     # responder retry its answer every jiffy for ever, nor a requester.
     def blocked(self):
@@ -316,6 +335,7 @@ CASES = {
     "dup-ack": lambda p: p.dup_write_after_read(),
     "resume-read": lambda p: p.resumed_read(),
     "nak-forever": lambda p: p.nak_forever(),
+    "flush": lambda p: p.flush_refused(),
     "blocked": lambda p: p.blocked(),
 }
 
