@@ -269,6 +269,29 @@ static void sroce_req_cursor_skip(struct sroce_sge_cursor *c, u64 len)
 }
 
 /*
+ * Has the WQE at sent_end its PSNs, i.e. did its first sending start?
+ * PSNs were sent past the end of the WQE before it, or past una when none
+ * is before it. cur may be anywhere: a rewind takes it back to an older
+ * WQE, and a retransmission may reach sent_end again at its first packet.
+ * Caller holds req.lock.
+ */
+static bool sroce_req_end_started(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u32 mask = qp->sq.queue.index_mask;
+	u32 start;
+
+	if (req->sent_end == req->head)
+		return false;
+	if (qp->sq.queue.index == req->sent_end)
+		return req->una != req->psn_high ||
+		       (req->cur == req->sent_end && req->cur_pkt);
+	start = sroce_psn_add(sroce_sq_wqe(qp, (req->sent_end - 1) &
+					  mask)->prog.last_psn, 1);
+	return start != req->psn_high;
+}
+
+/*
  * Resume sending at @psn, which lies in a WQE that already has its PSNs:
  * back for a retransmission, forward past PSNs that a coalesced ACK covered.
  * Caller holds req.lock.
@@ -281,8 +304,13 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	struct sroce_swqe *wqe;
 	u32 npsn, k;
 
-	/* The WQE being sent for the first time has its PSNs too. */
-	if (req->cur == req->sent_end && req->cur_pkt)
+	/*
+	 * The WQE whose first sending started has its PSNs too, also when a
+	 * rewind took cur away from it: without it, an ACK that covers the
+	 * older WQEs and part of it could not move psn forward past una,
+	 * and a timeout's probe (una only) would never go.
+	 */
+	if (sroce_req_end_started(qp))
 		end = sroce_req_next(qp, end);
 
 	for (; i != end; i = sroce_req_next(qp, i)) {

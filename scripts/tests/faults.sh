@@ -74,6 +74,9 @@ runs_of() {
 	if [ "$size" = quick ]; then
 		case $1 in
 		linkdown) echo "-q 8 -w 4 -m 65536 -n 0 -D 8 -t $t" ;;
+		# Three: a requester livelock after rewinds under reordering
+		# (fixed in sroce_req_seek()) failed about one run in ten.
+		reorder) printf -- "-q 8 -w 4 -m 262144 -n 32 -t $t\n%.0s" 1 2 3 ;;
 		*) echo "-q 8 -w 4 -m 262144 -n 32 -t $t" ;;
 		esac
 		return
