@@ -100,29 +100,6 @@ static int device_flush_cap(void)
 		  (DEVICE_FLUSH_GLOBAL | DEVICE_FLUSH_PERSISTENT));
 }
 
-static void create_qps(void)
-{
-	struct ibv_qp_init_attr_ex attr = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 8, .max_recv_wr = 4,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = IBV_QP_EX_WITH_FLUSH |
-				  IBV_QP_EX_WITH_RDMA_WRITE,
-	};
-	int i;
-
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	attr.pd = pd;
-	for (i = 0; i < NQP; i++) {
-		qp[i] = ibv_create_qp_ex(ctx, &attr);
-		if (!qp[i])
-			fatal("create_qp_ex with IBV_QP_EX_WITH_FLUSH: %s",
-			      strerror(errno));
-	}
-}
 
 /*
  * Timeout 14 (67 ms) and 3 retries: a request a peer never answers ends
@@ -278,7 +255,9 @@ int main(int argc, char **argv)
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!mr)
 		fatal("reg_mr: %s", strerror(errno));
-	create_qps();
+	for (i = 0; i < NQP; i++)
+		qp[i] = rc_qp_ex_create(pd, cq, IBV_QP_EX_WITH_FLUSH |
+						 IBV_QP_EX_WITH_RDMA_WRITE, 8);
 
 	me.flush_cap = device_flush_cap();
 	me.is_rxe = !strncmp(ibv_get_device_name(ctx->device), "rxe", 3);

@@ -60,34 +60,6 @@ static struct ibv_mr *mr, *lmr;
 static uint8_t *buf, *lbuf;
 static int sock, gid_index;
 
-static void create_qps(void)
-{
-	struct ibv_qp_init_attr_ex attr = {
-		.send_cq = NULL,
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
-			 .max_send_sge = 1, .max_recv_sge = 1 },
-		.comp_mask = IBV_QP_INIT_ATTR_PD |
-			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
-		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
-				  IBV_QP_EX_WITH_RDMA_READ |
-				  IBV_QP_EX_WITH_SEND |
-				  IBV_QP_EX_WITH_SEND_WITH_INV |
-				  IBV_QP_EX_WITH_LOCAL_INV |
-				  IBV_QP_EX_WITH_BIND_MW,
-	};
-	int i;
-
-	attr.send_cq = cq;
-	attr.recv_cq = cq;
-	attr.pd = pd;
-	for (i = 0; i < NQP; i++) {
-		qp[i] = ibv_create_qp_ex(ctx, &attr);
-		if (!qp[i])
-			fatal("create_qp_ex: %s", strerror(errno));
-	}
-}
-
 static void connect_qps(const struct peer *them)
 {
 	struct rc_attr c = {
@@ -390,7 +362,7 @@ static void client(void)
 
 int main(int argc, char **argv)
 {
-	int is_server;
+	int is_server, i;
 
 	if (argc < 5 || (strcmp(argv[1], "server") && argc < 6))
 		fatal("usage: server|client DEV GID_INDEX PORT [SERVER_IP]");
@@ -409,7 +381,13 @@ int main(int argc, char **argv)
 	lmr = ibv_reg_mr(pd, lbuf, BUF_LEN, IBV_ACCESS_LOCAL_WRITE);
 	if (!lmr)
 		fatal("reg_mr");
-	create_qps();
+	for (i = 0; i < NQP; i++)
+		qp[i] = rc_qp_ex_create(pd, cq, IBV_QP_EX_WITH_RDMA_WRITE |
+						 IBV_QP_EX_WITH_RDMA_READ |
+						 IBV_QP_EX_WITH_SEND |
+						 IBV_QP_EX_WITH_SEND_WITH_INV |
+						 IBV_QP_EX_WITH_LOCAL_INV |
+						 IBV_QP_EX_WITH_BIND_MW, 16);
 
 	sock = ctl_socket(is_server ? NULL : argv[5], atoi(argv[4]));
 	if (is_server)

@@ -146,6 +146,28 @@ static int modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
 	return ret;
 }
 
+struct ibv_qp *rc_qp_ex_create(struct ibv_pd *pd, struct ibv_cq *cq,
+			       uint64_t send_ops, uint32_t max_wr)
+{
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_RC,
+		.send_cq = cq,
+		.recv_cq = cq,
+		.cap = { .max_send_wr = max_wr, .max_recv_wr = max_wr,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = send_ops,
+	};
+	struct ibv_qp *qp = ibv_create_qp_ex(pd->context, &attr);
+
+	if (!qp)
+		fatal("create_qp_ex (send_ops_flags 0x%llx): %s",
+		      (unsigned long long)send_ops, strerror(errno));
+	return qp;
+}
+
 const char *rc_connect(struct ibv_qp *qp, const struct rc_attr *attr)
 {
 	struct ibv_qp_attr a = {

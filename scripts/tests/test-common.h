@@ -62,6 +62,14 @@ struct rc_attr {
 };
 
 /*
+ * An RC QP on @pd with @cq for both queues, @max_wr WRs of one SGE in
+ * each and the extended-QP send operations @send_ops (IBV_QP_EX_WITH_...);
+ * exits (status 2) if it cannot be made.
+ */
+struct ibv_qp *rc_qp_ex_create(struct ibv_pd *pd, struct ibv_cq *cq,
+			       uint64_t send_ops, uint32_t max_wr);
+
+/*
  * Move RC QP @qp through INIT and RTR to RTS. NULL when it is there, else
  * the name of the state it did not reach, with errno set.
  */
