@@ -7,7 +7,9 @@
 #   make install          install into /lib/modules/$(uname -r)/extra
 #   make load NETDEV=eth0 insmod sroce.ko and add sroce0 on NETDEV
 #   make unload           delete sroce links and rmmod
-#   make demo             two QEMU guests with sroce, devices and a ping
+#   make demo             2:1 incast through a congested port: rdma_rxe,
+#                         then sroce with DCQCN (table, out/demo/demo.png)
+#   make demo-devices     two QEMU guests with sroce, devices and a ping
 #   make check            module build, checkpatch, sparse, KUnit, guest tests
 #   make check-debug      every guest test on the debug (KASAN, lockdep) kernel
 #   make check-trixie     Debian 13 (6.12): module, KUnit, smoke, RC, 6.1 interop
@@ -60,6 +62,9 @@ unload:
 
 demo:
 	scripts/demo.sh
+
+demo-devices:
+	scripts/demo.sh devices
 
 check:
 	scripts/check.sh
@@ -138,7 +143,7 @@ stress: rc-verify
 	scripts/vm-run.sh -n 2 -t 14400 -o out/stress -f $(CURDIR)/sroce.ko \
 		-f $(CURDIR)/out/rc-verify scripts/tests/teardown.sh 50
 
-.PHONY: all modules clean install load unload demo check check-debug check-trixie check-all \
+.PHONY: all modules clean install load unload demo demo-devices check check-debug check-trixie check-all \
 	check-cc kunit bench \
 	nvmeof fuzz \
 	fuzz-verbs dkms-install deb rc-verify faults stress

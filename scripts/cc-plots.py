@@ -13,6 +13,10 @@
   cc-plots.py mark OUT.png RESULTS.txt
       throughput share of rp_max_rate per marking percentage, measured
       against the model (cc.sh's "scenario=mark-model" result lines)
+  cc-plots.py demo OUT.png RXE-DIR SROCE-DIR
+      make demo's table (printed) and figure: the same incast over
+      rdma_rxe and over sroce with DCQCN, from each vm-run.sh output
+      directory (guest0/results.txt and guest0/incast-on-rates.csv)
 
 Needs Debian's python3-matplotlib.
 """
@@ -33,16 +37,20 @@ def read_rates(path):
 
 
 def incast(out, paths):
-    modes = [("DCQCN on", paths[0])] + ([("DCQCN off", paths[1])] if len(paths) > 1 else [])
-    fig, axes = plt.subplots(2, len(modes), figsize=(6 * len(modes), 6), squeeze=False,
+    columns = [("DCQCN on", paths[0])] + ([("DCQCN off", paths[1])] if len(paths) > 1 else [])
+    incast_columns(out, [(f"2:1 through 16 Mb/s, {t}", read_rates(p)) for t, p in columns])
+
+
+def incast_columns(out, columns):
+    """One column of panels per (title, rates) pair: rates, then queue."""
+    fig, axes = plt.subplots(2, len(columns), figsize=(6 * len(columns), 6), squeeze=False,
                              sharex=True)
-    for col, (title, path) in enumerate(modes):
-        d = read_rates(path)
+    for col, (title, d) in enumerate(columns):
         top, bottom = axes[0][col], axes[1][col]
         top.plot(d["t_s"], d["s1_offered_mbps"], label="sender 1")
         top.plot(d["t_s"], d["s2_offered_mbps"], label="sender 2")
         top.axhline(8, color="grey", linestyle=":", label="fair share (8 Mb/s)")
-        top.set_title(f"2:1 through 16 Mb/s, {title}")
+        top.set_title(title)
         top.set_ylabel("rate at the switch port, Mb/s")
         top.legend(loc="upper right", fontsize="small")
         bottom.plot(d["t_s"], [b / 1000 for b in d["backlog_b"]], color="tab:red",
@@ -103,15 +111,78 @@ def mark(out, results):
     fig.savefig(out, dpi=90)
 
 
+def incast_result(run_dir):
+    """The key=value fields of a run's incast result line (cc.sh)."""
+    with open(f"{run_dir}/guest0/results.txt", encoding="utf-8") as f:
+        for line in f:
+            if "scenario=incast" in line:
+                return {k: v for k, v in (w.split("=", 1) for w in line.split() if "=" in w)}
+    raise ValueError(f"no incast result in {run_dir}/guest0/results.txt")
+
+
+def jain(rates):
+    """Jain's fairness index: 1 when all are equal, 1/n when one takes all."""
+    total = sum(rates)
+    return total * total / (len(rates) * sum(r * r for r in rates)) if total else 0.0
+
+
+def demo_rows(r):
+    """make demo's table rows for one run's result fields."""
+    f = {k: float(v) for k, v in r.items() if k not in ("scenario", "mode", "type", "rate")}
+    line_mbps = float(r["rate"].removesuffix("mbit"))
+    offered = [f["offered1_mbps"], f["offered2_mbps"]]
+    return [
+        f"{f['delivered1_mbps']:.2f} / {f['delivered2_mbps']:.2f}",
+        f"{sum(offered):.2f} ({sum(offered) / line_mbps:.2f})",
+        f"{jain(offered):.3f}",
+        f"{f['backlog_mean'] / 1000:.1f} / {f['backlog_max'] / 1000:.1f}",
+        f"{f['red_early']:.0f} / {f['red_pdrop']:.0f}",
+        f"{f['marked']:.0f}",
+        f"{f['cnp_sent']:.0f} / {f['handled']:.0f}",
+        f"{f['sent_pkts']:.0f}",
+    ]
+
+
+DEMO_LABELS = [
+    "goodput, sender 1 / 2 (Mb/s, perftest)",
+    "offered at the port (Mb/s; / line rate)",
+    "Jain's fairness index (1 = fair)",
+    "queue mean / max (KB; RED max 10)",
+    "drops: RED early / no room",
+    "packets CE-marked by RED",
+    "CNPs sent / acted on by senders",
+    "packets the senders sent",
+]
+
+
+def demo(out, rxe_dir, sroce_dir):
+    runs = [("rdma_rxe", rxe_dir), ("sroce, DCQCN", sroce_dir)]
+    rows = [demo_rows(incast_result(d)) for _, d in runs]
+    width = max(len(label) for label in DEMO_LABELS)
+    print(f"{'':{width}}  {runs[0][0]:>18}  {runs[1][0]:>18}")
+    for i, label in enumerate(DEMO_LABELS):
+        print(f"{label:{width}}  {rows[0][i]:>18}  {rows[1][i]:>18}")
+    incast_columns(out, [
+        ("rdma_rxe: Not-ECT, RED drops, go-back-N resends",
+         read_rates(f"{rxe_dir}/guest0/incast-on-rates.csv")),
+        ("sroce: ECT(0), RED marks, CNPs, DCQCN paces",
+         read_rates(f"{sroce_dir}/guest0/incast-on-rates.csv")),
+    ])
+
+
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("incast", "rates", "mark"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("incast", "rates", "mark", "demo"):
         sys.exit(__doc__)
     if sys.argv[1] == "incast":
         incast(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "rates":
         rates(sys.argv[2], sys.argv[3])
-    else:
+    elif sys.argv[1] == "demo" and len(sys.argv) == 5:
+        demo(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "mark":
         mark(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
 
 
 if __name__ == "__main__":

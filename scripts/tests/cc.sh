@@ -705,7 +705,8 @@ incast_run() {
 	result "scenario=incast mode=$mode type=$type rate=$rate $line red_early=$early red_pdrop=$pdrop" \
 		"delivered1_mbps=$(bw_mbps "/job/$tag-s1.server" || echo 0)" \
 		"delivered2_mbps=$(bw_mbps "/job/$tag-s2.server" || echo 0)" \
-		"ecn_marked=$ecn cnp_sent=$cnp cnp_rx=$rx handled=$handled ignored=$ign"
+		"ecn_marked=$ecn cnp_sent=$cnp cnp_rx=$rx handled=$handled ignored=$ign" \
+		"sent_pkts=$(($(delta "$tag-0" "$tag-1" 1 sent_pkts) + $(delta "$tag-0" "$tag-1" 2 sent_pkts)))"
 	expect "$mode" "$tag: both flows crossed the bottleneck ($r1 and $r2 Mb/s)" \
 		awk -v a="$r1" -v b="$r2" 'BEGIN { exit !(a > 0 && b > 0) }'
 	check "$tag: RED marked ECT packets CE ($marked)" test "${marked:-0}" -gt 0
