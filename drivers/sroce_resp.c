@@ -296,28 +296,57 @@ u8 sroce_resp_syndrome_nak(u8 code)
 	return SROCE_AETH_TYPE_NAK | (code & SROCE_AETH_VALUE_MASK);
 }
 
+/* @res, in use, answers @psn. */
+static bool sroce_resp_res_holds(const struct sroce_resp_res *res, u32 psn)
+{
+	return res->type != SROCE_RESP_RES_FREE &&
+	       sroce_psn_ge(psn, res->first_psn) &&
+	       sroce_psn_le(psn, res->last_psn);
+}
+
 /**
  * sroce_resp_res_alloc() - the replay ring entry for a new READ or ATOMIC
  * @ring: SROCE_RESP_MAX_RES entries
  * @head: the next entry to recycle; advanced
- * @window: max_dest_rd_atomic; the requester keeps at most that many
- *          outstanding (C9-150), so older entries are no longer needed
+ * @window: max_dest_rd_atomic as the request was admitted with, at least
+ *          1; the requester keeps at most that many outstanding (C9-150),
+ *          so older entries are no longer needed
+ * @type: what the entry answers
+ * @first_psn: its first PSN
+ * @last_psn: its last PSN (a READ's last response packet)
  *
- * Return: the entry, cleared, or NULL when @window is 0.
+ * Every other entry whose PSNs meet the new one's is forgotten: it is from
+ * before the PSN space wrapped, or left beyond a window that shrank, and a
+ * duplicate of the new request must never be answered from it (an ATOMIC
+ * would return another request's original value).
+ *
+ * Return: the entry, cleared but for @type and its PSNs.
  */
 struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_resp_res *ring,
-					    u32 *head, u32 window)
+					    u32 *head, u32 window,
+					    enum sroce_resp_res_type type,
+					    u32 first_psn, u32 last_psn)
 {
 	struct sroce_resp_res *res;
+	int i;
 
-	window = min_t(u32, window, SROCE_RESP_MAX_RES);
-	if (!window)
-		return NULL;
+	for (i = 0; i < SROCE_RESP_MAX_RES; i++) {
+		res = &ring[i];
+		if (sroce_resp_res_holds(res, first_psn) ||
+		    (res->type != SROCE_RESP_RES_FREE &&
+		     sroce_psn_ge(res->first_psn, first_psn) &&
+		     sroce_psn_le(res->first_psn, last_psn)))
+			res->type = SROCE_RESP_RES_FREE;
+	}
+	window = clamp_t(u32, window, 1, SROCE_RESP_MAX_RES);
 	if (*head >= window)
 		*head = 0;
 	res = &ring[*head];
 	*head = (*head + 1) % window;
 	memset(res, 0, sizeof(*res));
+	res->type = type;
+	res->first_psn = first_psn;
+	res->last_psn = last_psn;
 	return res;
 }
 
@@ -328,14 +357,9 @@ struct sroce_resp_res *sroce_resp_res_find(struct sroce_resp_res *ring,
 {
 	int i;
 
-	for (i = 0; i < SROCE_RESP_MAX_RES; i++) {
-		struct sroce_resp_res *res = &ring[i];
-
-		if (res->type == type &&
-		    sroce_psn_ge(psn, res->first_psn) &&
-		    sroce_psn_le(psn, res->last_psn))
-			return res;
-	}
+	for (i = 0; i < SROCE_RESP_MAX_RES; i++)
+		if (ring[i].type == type && sroce_resp_res_holds(&ring[i], psn))
+			return &ring[i];
 	return NULL;
 }
 
@@ -972,10 +996,12 @@ static void sroce_resp_start_read(struct sroce_qp *qp, u32 rkey, u32 psn,
 /*
  * The checks a READ or ATOMIC request passes before it takes a responder
  * resource; on failure the NAK has been sent. Without responder resources
- * at all the request is invalid (C9-150).
+ * at all (@window: sroce_resp_window() read once for the request, as a
+ * modify in SQD may change it meanwhile) the request is invalid (C9-150).
  */
 static bool sroce_resp_rd_atomic_ok(struct sroce_qp *qp,
-				    const struct sroce_pkt *pkt, u64 va, u32 len)
+				    const struct sroce_pkt *pkt, u64 va, u32 len,
+				    u32 window)
 {
 	u8 nak = sroce_resp_access_nak(pkt->info->flags,
 				       qp->attr.qp_access_flags, va, len);
@@ -984,7 +1010,7 @@ static bool sroce_resp_rd_atomic_ok(struct sroce_qp *qp,
 		sroce_resp_access_err(qp, pkt);
 		return false;
 	}
-	if (nak || !sroce_resp_window(qp)) {
+	if (nak || !window) {
 		sroce_resp_invalid(qp, pkt);
 		return false;
 	}
@@ -999,10 +1025,11 @@ static void sroce_resp_exec_read(struct sroce_qp *qp,
 	u64 va = sroce_reth_va(reth);
 	u32 rkey = sroce_reth_rkey(reth);
 	u32 len = sroce_reth_len(reth);
+	u32 window = sroce_resp_window(qp);
 	struct sroce_resp_res *res;
 	u32 npkts;
 
-	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, len))
+	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, len, window))
 		return;
 	/* A zero-length READ names no memory (IBTA 9.4.3). */
 	if (len && !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va,
@@ -1012,11 +1039,9 @@ static void sroce_resp_exec_read(struct sroce_qp *qp,
 	}
 
 	npkts = sroce_seg_npkts(len, sroce_resp_mtu(qp));
-	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
-				   sroce_resp_window(qp));
-	res->type = SROCE_RESP_RES_READ;
-	res->first_psn = pkt->psn;
-	res->last_psn = sroce_psn_add(pkt->psn, npkts - 1);
+	res = sroce_resp_res_alloc(resp->res, &resp->res_head, window,
+				   SROCE_RESP_RES_READ, pkt->psn,
+				   sroce_psn_add(pkt->psn, npkts - 1));
 	res->rkey = rkey;
 	res->length = len;
 	res->va = va;
@@ -1040,10 +1065,11 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 		.compare = sroce_atmeth_compare(ae),
 		.swap_add = sroce_atmeth_swap_add(ae),
 	};
+	u32 window = sroce_resp_window(qp);
 	struct sroce_resp_res *res;
 	u64 orig;
 
-	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64)))
+	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64), window))
 		return;
 	if (sroce_rkey_access(qp, sroce_atmeth_rkey(ae),
 			      IB_ACCESS_REMOTE_ATOMIC, va, &op)) {
@@ -1052,11 +1078,8 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 	}
 	orig = op.orig;
 
-	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
-				   sroce_resp_window(qp));
-	res->type = SROCE_RESP_RES_ATOMIC;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
+	res = sroce_resp_res_alloc(resp->res, &resp->res_head, window,
+				   SROCE_RESP_RES_ATOMIC, pkt->psn, pkt->psn);
 	res->orig = orig;
 
 	resp->psn = sroce_psn_add(pkt->psn, 1);
@@ -1086,7 +1109,7 @@ static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
 		.kind = SROCE_MR_OP_ATOMIC_WRITE,
 		.len = SROCE_ATOMIC_WRITE_BYTES,
 	};
-	struct sroce_resp_res *res;
+	u32 window = sroce_resp_window(qp);
 	int err;
 	u8 nak;
 
@@ -1094,7 +1117,7 @@ static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
 					  sroce_reth_len(reth), pkt->paylen,
 					  sroce_bth_pad(sroce_pkt_bth(pkt)));
 	/* No responder resources at all: invalid (C9-150), as for a READ. */
-	if (!nak && !sroce_resp_window(qp))
+	if (!nak && !window)
 		nak = SROCE_AETH_NAK_INVALID_REQ;
 	if (!nak) {
 		/* The payload is data, copied as it came, like a WRITE's. */
@@ -1113,11 +1136,8 @@ static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
 		return;
 	}
 
-	res = sroce_resp_res_alloc(resp->res, &resp->res_head,
-				   sroce_resp_window(qp));
-	res->type = SROCE_RESP_RES_ATOMIC_WRITE;
-	res->first_psn = pkt->psn;
-	res->last_psn = pkt->psn;
+	sroce_resp_res_alloc(resp->res, &resp->res_head, window,
+			     SROCE_RESP_RES_ATOMIC_WRITE, pkt->psn, pkt->psn);
 
 	resp->psn = sroce_psn_add(pkt->psn, 1);
 	resp->msn++;

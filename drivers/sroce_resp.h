@@ -206,7 +206,9 @@ u8 sroce_resp_syndrome_ack(void);
 u8 sroce_resp_syndrome_rnr(u8 timer);
 u8 sroce_resp_syndrome_nak(u8 code);
 struct sroce_resp_res *sroce_resp_res_alloc(struct sroce_resp_res *ring,
-					    u32 *head, u32 window);
+					    u32 *head, u32 window,
+					    enum sroce_resp_res_type type,
+					    u32 first_psn, u32 last_psn);
 struct sroce_resp_res *sroce_resp_res_find(struct sroce_resp_res *ring,
 					   u32 psn,
 					   enum sroce_resp_res_type type);

@@ -251,11 +251,9 @@ static void atomic_write_replay(struct kunit *test)
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
 
-	aw = sroce_resp_res_alloc(ring, &head, 4);
-	KUNIT_ASSERT_NOT_NULL(test, aw);
-	aw->type = SROCE_RESP_RES_ATOMIC_WRITE;
-	aw->first_psn = 0xfffffe;
-	aw->last_psn = 0xfffffe;
+	aw = sroce_resp_res_alloc(ring, &head, 4, SROCE_RESP_RES_ATOMIC_WRITE,
+				  0xfffffe, 0xfffffe);
+	KUNIT_EXPECT_PTR_EQ(test, aw, &ring[0]);
 
 	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(ring, 0xfffffe,
 						      SROCE_RESP_RES_ATOMIC_WRITE),
@@ -375,20 +373,15 @@ static void replay_ring(struct kunit *test)
 			     GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
 
-	/* max_dest_rd_atomic 0: no resources at all. */
-	KUNIT_EXPECT_NULL(test, sroce_resp_res_alloc(ring, &head, 0));
-
-	a = sroce_resp_res_alloc(ring, &head, 2);
-	a->type = SROCE_RESP_RES_ATOMIC;
-	a->first_psn = 10;
-	a->last_psn = 10;
+	a = sroce_resp_res_alloc(ring, &head, 2, SROCE_RESP_RES_ATOMIC, 10, 10);
 	a->orig = 0x1122334455667788ULL;
-	b = sroce_resp_res_alloc(ring, &head, 2);
-	b->type = SROCE_RESP_RES_READ;
-	b->first_psn = 0xfffffe;	/* a READ across the PSN wrap */
-	b->last_psn = 0x000001;
+	/* A READ across the PSN wrap. */
+	b = sroce_resp_res_alloc(ring, &head, 2, SROCE_RESP_RES_READ,
+				 0xfffffe, 0x000001);
 	KUNIT_EXPECT_PTR_EQ(test, a, &ring[0]);
 	KUNIT_EXPECT_PTR_EQ(test, b, &ring[1]);
+	KUNIT_EXPECT_EQ(test, b->first_psn, 0xfffffeU);
+	KUNIT_EXPECT_EQ(test, b->last_psn, 0x000001U);
 
 	/* The duplicate ATOMIC is answered with the saved value... */
 	KUNIT_EXPECT_PTR_EQ(test,
@@ -413,9 +406,9 @@ static void replay_ring(struct kunit *test)
 						    SROCE_RESP_RES_READ));
 
 	/* The window is 2: a third request recycles the oldest, cleared. */
-	c = sroce_resp_res_alloc(ring, &head, 2);
+	c = sroce_resp_res_alloc(ring, &head, 2, SROCE_RESP_RES_READ, 20, 23);
 	KUNIT_EXPECT_PTR_EQ(test, c, a);
-	KUNIT_EXPECT_EQ(test, c->type, SROCE_RESP_RES_FREE);
+	KUNIT_EXPECT_EQ(test, c->type, SROCE_RESP_RES_READ);
 	KUNIT_EXPECT_EQ(test, c->orig, 0ULL);
 	/* A duplicate of a forgotten ATOMIC is dropped, never re-executed. */
 	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 10,
@@ -423,14 +416,95 @@ static void replay_ring(struct kunit *test)
 
 	/* A window that shrank below the head starts over at 0. */
 	head = 5;
-	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 3),
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 3,
+						       SROCE_RESP_RES_ATOMIC,
+						       30, 30),
 			    &ring[0]);
 	KUNIT_EXPECT_EQ(test, head, 1U);
 	/* A window beyond the ring's capacity is capped by it. */
 	head = SROCE_RESP_MAX_RES - 1;
-	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 1000),
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 1000,
+						       SROCE_RESP_RES_ATOMIC,
+						       31, 31),
 			    &ring[SROCE_RESP_MAX_RES - 1]);
 	KUNIT_EXPECT_EQ(test, head, 0U);
+	/*
+	 * max_dest_rd_atomic 0 admits no request (the caller NAKs it); an
+	 * entry is still never NULL, should the window change under it.
+	 */
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_alloc(ring, &head, 0,
+						       SROCE_RESP_RES_ATOMIC,
+						       32, 32),
+			    &ring[0]);
+	KUNIT_EXPECT_EQ(test, head, 0U);
+}
+
+/*
+ * A new request's entry makes every older one that meets its PSNs
+ * forgotten: one left from before the PSN space wrapped (fewer READs and
+ * ATOMICs than the window in 2^24 PSNs), or beyond a window that shrank.
+ * Its duplicate is answered from the new entry, never from the old one.
+ */
+static void replay_ring_stale(struct kunit *test)
+{
+	struct sroce_resp_res *ring, *old, *fresh, *wide, *r;
+	u32 head = 0;
+	int i;
+
+	ring = kunit_kcalloc(test, SROCE_RESP_MAX_RES, sizeof(*ring),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+
+	/* An ATOMIC at PSN 0x100, then one at 0x100 again a wrap later. */
+	old = sroce_resp_res_alloc(ring, &head, 4, SROCE_RESP_RES_ATOMIC,
+				   0x100, 0x100);
+	old->orig = 0xaaaa;
+	fresh = sroce_resp_res_alloc(ring, &head, 4, SROCE_RESP_RES_ATOMIC,
+				     0x100, 0x100);
+	fresh->orig = 0xbbbb;
+	KUNIT_EXPECT_PTR_EQ(test, fresh, &ring[1]);
+	KUNIT_EXPECT_EQ(test, old->type, SROCE_RESP_RES_FREE);
+	r = sroce_resp_res_find(ring, 0x100, SROCE_RESP_RES_ATOMIC);
+	KUNIT_EXPECT_PTR_EQ(test, r, fresh);
+	KUNIT_EXPECT_EQ(test, r ? r->orig : 0, 0xbbbbULL);
+
+	/* A READ at 0xfe-0x101 meets the ATOMIC at 0x100 from its start... */
+	wide = sroce_resp_res_alloc(ring, &head, 4, SROCE_RESP_RES_READ,
+				    0xfe, 0x101);
+	KUNIT_EXPECT_EQ(test, fresh->type, SROCE_RESP_RES_FREE);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0x100,
+						    SROCE_RESP_RES_ATOMIC));
+	/* ...and an ATOMIC at 0x101 meets the READ from its end. */
+	r = sroce_resp_res_alloc(ring, &head, 4, SROCE_RESP_RES_ATOMIC,
+				 0x101, 0x101);
+	KUNIT_EXPECT_EQ(test, wide->type, SROCE_RESP_RES_FREE);
+	KUNIT_EXPECT_NULL(test, sroce_resp_res_find(ring, 0xfe,
+						    SROCE_RESP_RES_READ));
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(ring, 0x101,
+						      SROCE_RESP_RES_ATOMIC),
+			    r);
+
+	/* Entries at the PSNs next to a new one are kept. */
+	memset(ring, 0, SROCE_RESP_MAX_RES * sizeof(*ring));
+	head = 0;
+	for (i = 0; i < 16; i++)
+		sroce_resp_res_alloc(ring, &head, 16, SROCE_RESP_RES_ATOMIC,
+				     0x200 + 2 * i, 0x200 + 2 * i);
+	/* The window shrinks to 2: slot 5 (PSN 0x20a) is left beyond it. */
+	r = sroce_resp_res_alloc(ring, &head, 2, SROCE_RESP_RES_READ,
+				 0x209, 0x209);
+	KUNIT_EXPECT_PTR_EQ(test, r, &ring[0]);
+	KUNIT_EXPECT_EQ(test, ring[5].type, SROCE_RESP_RES_ATOMIC);
+	KUNIT_EXPECT_EQ(test, ring[4].type, SROCE_RESP_RES_ATOMIC);
+	/* A wrap later, a request at 0x20a forgets it. */
+	r = sroce_resp_res_alloc(ring, &head, 2, SROCE_RESP_RES_ATOMIC,
+				 0x20a, 0x20a);
+	KUNIT_EXPECT_PTR_EQ(test, r, &ring[1]);
+	KUNIT_EXPECT_EQ(test, ring[5].type, SROCE_RESP_RES_FREE);
+	KUNIT_EXPECT_PTR_EQ(test, sroce_resp_res_find(ring, 0x20a,
+						      SROCE_RESP_RES_ATOMIC),
+			    r);
+	KUNIT_EXPECT_EQ(test, ring[6].type, SROCE_RESP_RES_ATOMIC);
 }
 
 static void read_replay(struct kunit *test)
@@ -467,6 +541,7 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(read_segmentation),
 	KUNIT_CASE(aeth_encode),
 	KUNIT_CASE(replay_ring),
+	KUNIT_CASE(replay_ring_stale),
 	KUNIT_CASE(read_replay),
 	{}
 };
