@@ -658,8 +658,20 @@ void sroce_comp_rnr_timer(struct timer_list *t)
 void sroce_req_flush(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
+	enum ib_qp_state state;
 
 	spin_lock_bh(&req->lock);
+	/*
+	 * Callers decided on the state they saw before taking the lock; a
+	 * modify_qp since (SQE to RTS, which resumes the requester under this
+	 * lock, or to RESET, which empties the queues) must not be undone by
+	 * a flush that comes late.
+	 */
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_ERR && state != IB_QPS_SQE) {
+		spin_unlock_bh(&req->lock);
+		return;
+	}
 	req->stopped = true;
 	req->rnr_wait = false;
 	req->expired = false;

@@ -525,8 +525,10 @@ static void sroce_qp_empty_queues(struct sroce_qp *qp)
 
 	/*
 	 * Acquire and release as in sroce_queue.c: userspace sees the slots
-	 * free only after we stopped reading them.
+	 * free only after we stopped reading them. The SQ's indices under
+	 * req.lock too, which a flush holds while it walks them.
 	 */
+	spin_lock_bh(&qp->req.lock);
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	q = &qp->sq.queue;
 	/* Acquire: pairs with the producer's release. */
@@ -536,6 +538,7 @@ static void sroce_qp_empty_queues(struct sroce_qp *qp)
 	/* Release: see above. */
 	smp_store_release(&q->buf->consumer_index, prod);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_unlock_bh(&qp->req.lock);
 
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	q = &qp->rq.queue;

@@ -123,8 +123,9 @@ bool sroce_req_sq_idle(struct sroce_qp *qp);
 /* New WQEs may be in the SQ (the doorbell, or post_send). Never sleeps. */
 void sroce_req_kick(struct sroce_qp *qp);
 /*
- * The QP went to ERR: complete every outstanding send WQE as flushed.
- * Call it without QP locks held: it posts completions.
+ * The QP went to ERR (or SQE): complete every outstanding send WQE as
+ * flushed; nothing if it is in neither state by the time req.lock is
+ * taken. Call it without QP locks held: it posts completions.
  */
 void sroce_req_flush(struct sroce_qp *qp);
 /* The QP is being destroyed: stop timers, wait for running work. */

@@ -10,6 +10,7 @@
  *   locks; the QP's flush work completes the WQE as flushed afterwards;
  * - a send error puts UD, GSI and UC QPs in SQE (the SQ flushes, the RQ
  *   does not), RC QPs and overflowed send CQs in ERR;
+ * - a flush that comes after the QP left ERR or SQE does nothing;
  * - the move to RTS starts DCQCN from the link speed the netdev notifier
  *   cached, without asking the netdev (which needs RTNL).
  */
@@ -334,6 +335,42 @@ static void qp_send_error_states(struct kunit *test)
 	}
 }
 
+/*
+ * A flush decided on a state the QP has left since (a post that saw SQE,
+ * running after modify_qp took the QP back to RTS and resumed the
+ * requester) does nothing: it neither stops the requester again nor
+ * flushes what was posted for RTS. In SQE it flushes.
+ */
+static void qp_late_flush(struct kunit *test)
+{
+	struct qp_fixture f;
+	struct ib_wc wc;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+	f.qp->ibqp.qp_type = IB_QPT_UD;
+	f.qp->state = IB_QPS_RTS;
+	f.qp->attr.qp_state = IB_QPS_RTS;
+	sroce_req_resume(f.qp);
+	ring_send(f.qp, 0x1a7e);
+
+	sroce_req_flush(f.qp);
+	KUNIT_EXPECT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &wc), 0);
+	KUNIT_EXPECT_FALSE(test, f.qp->req.stopped);
+
+	f.qp->state = IB_QPS_SQE;
+	f.qp->attr.qp_state = IB_QPS_SQE;
+	sroce_req_flush(f.qp);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x1a7eULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_TRUE(test, f.qp->req.stopped);
+	qp_fixture_cleanup(&f);
+}
+
 /* A netdev whose ethtool answer differs from what the notifier cached. */
 static int test_get_link_ksettings(struct net_device *ndev,
 				   struct ethtool_link_ksettings *ks)
@@ -385,6 +422,7 @@ static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(qp_post_recv_in_err_irqs_off),
 	KUNIT_CASE(qp_rts_reads_cached_link_speed),
 	KUNIT_CASE(qp_send_error_states),
+	KUNIT_CASE(qp_late_flush),
 	{}
 };
 
