@@ -46,6 +46,13 @@ static_assert(sizeof(struct rxe_recv_wqe) == 40);
 
 /* Largest message IBTA allows (9.4.1: 2^31 bytes). */
 #define SROCE_MAX_MSG_LEN	BIT(31)
+/*
+ * Largest message sent: that less one packet at the smallest path MTU (256
+ * bytes), so that every message takes fewer than 2^23 PSNs, half the PSN
+ * space within which PSNs compare (sroce_psn.h). A READ of 2^23 response
+ * packets could never be acknowledged: its end would compare as its start.
+ */
+#define SROCE_MAX_SEND_LEN	(SROCE_MAX_MSG_LEN - 256)
 
 #define SROCE_OPS_UD	(BIT(IB_WR_SEND) | BIT(IB_WR_SEND_WITH_IMM))
 #define SROCE_OPS_UC	(SROCE_OPS_UD | BIT(IB_WR_RDMA_WRITE) | \
@@ -193,7 +200,7 @@ enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
 		/* The copied SGEs are the authority, not dma.length. */
 		for (i = 0; i < wqe->num_sge; i++)
 			total += wqe->sge[i].length;
-		if (total > SROCE_MAX_MSG_LEN) {
+		if (total > SROCE_MAX_SEND_LEN) {
 			status = IB_WC_LOC_LEN_ERR;
 			goto bad;
 		}

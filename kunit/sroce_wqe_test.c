@@ -14,6 +14,7 @@
 
 #include "sroce_compat.h"
 #include "sroce_qp.h"
+#include "sroce_seg.h"
 
 #define TEST_MAX_SGE		4
 #define TEST_MAX_INLINE		64
@@ -331,13 +332,23 @@ static void total_length_limits(struct kunit *test)
 	set_sge(w, 3, 0, 4, 1);
 	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
 
-	/* IBTA's largest message, 2^31 bytes, is fine; one more is not. */
+	/*
+	 * IBTA's largest message, 2^31 bytes, less one 256-byte packet is
+	 * fine; one more byte is not: at path MTU 256 it would take 2^23
+	 * PSNs, and a READ that long would never complete.
+	 */
 	w->dma.num_sge = 2;
 	set_sge(w, 0, 0, 0x40000000, 1);
-	set_sge(w, 1, 0, 0x40000000, 1);
+	set_sge(w, 1, 0, 0x3fffff00, 1);
 	KUNIT_EXPECT_EQ(test, parse(t, IB_QPT_RC), IB_WC_SUCCESS);
-	KUNIT_EXPECT_EQ(test, t->wqe->length, 0x80000000U);
-	set_sge(w, 1, 0, 0x40000001, 1);
+	KUNIT_EXPECT_EQ(test, t->wqe->length, 0x7fffff00U);
+	KUNIT_EXPECT_EQ(test, sroce_seg_npkts(t->wqe->length, 256),
+			(1U << 23) - 1);
+	set_sge(w, 1, 0, 0x3fffff01, 1);
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	w->wr.opcode = IB_WR_RDMA_READ;
+	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
+	set_sge(w, 1, 0, 0x40000000, 1);
 	expect_rejected(test, t, IB_QPT_RC, IB_WC_LOC_LEN_ERR);
 }
 
