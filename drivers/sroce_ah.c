@@ -35,7 +35,7 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	const struct ib_global_route *grh = rdma_ah_read_grh(attr);
 	const struct ib_gid_attr *sgid_attr = grh->sgid_attr;
 	struct net_device *ndev;
-	int family, err;
+	int family, err, ifindex;
 
 	/* RoCEv2 only: the IP header stands in for the GRH (IBTA A17.4). */
 	if (attr->type != RDMA_AH_ATTR_TYPE_ROCE ||
@@ -43,10 +43,15 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 	    sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
 
+	/*
+	 * The GID's netdev only within the RCU section: the core releases
+	 * it through call_rcu() when the GID goes, references or not.
+	 */
 	rcu_read_lock();
 	ndev = rdma_read_gid_attr_ndev_rcu(sgid_attr);
+	ifindex = IS_ERR(ndev) ? 0 : ndev->ifindex;
 	rcu_read_unlock();
-	if (IS_ERR(ndev))
+	if (!ifindex)
 		return -ENODEV;
 
 	memset(av, 0, sizeof(*av));
@@ -61,7 +66,7 @@ int sroce_av_from_attr(struct sroce_av *av, const struct rdma_ah_attr *attr)
 		return err;
 
 	av->family = family;
-	av->ifindex = ndev->ifindex;
+	av->ifindex = ifindex;
 	memcpy(av->dmac, attr->roce.dmac, ETH_ALEN);
 	av->traffic_class = grh->traffic_class;
 	av->hop_limit = grh->hop_limit;
