@@ -355,8 +355,12 @@ static void sroce_comp_acknowledge(struct sroce_qp *qp,
 
 /*
  * The oldest WQE if it is the READ or atomic a response with @psn belongs
- * to and @psn is the response it waits for; NULL otherwise (after
- * reissuing the request if responses were lost). Caller holds req.lock.
+ * to and @psn is the response it waits for; NULL otherwise, after
+ * reissuing the request if responses were lost: a response for a later
+ * PSN, of either kind (an ATOMIC ACK behind a READ whose responses were
+ * lost, a READ response behind an atomic whose ACK was), implies that
+ * loss (9.7.5.1.3), as a plain ACK passing the oldest WQE does. Caller
+ * holds req.lock.
  */
 static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
 					      bool read,
@@ -374,11 +378,11 @@ static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
 	/* rdma_rxe answers an ATOMIC WRITE with a READ RESPONSE (below). */
 	is_read = wqe->opcode == IB_WR_RDMA_READ ||
 		  wqe->opcode == SROCE_WR_ATOMIC_WRITE;
-	if (!sroce_seg_takes_rd_atomic(wqe->opcode) || read != is_read)
+	if (!sroce_seg_takes_rd_atomic(wqe->opcode))
 		return NULL;
 	expect = sroce_psn_add(wqe->prog.first_psn, wqe->prog.done_pkts);
 	if (psn == expect)
-		return wqe;
+		return read == is_read ? wqe : NULL;
 	/* Responses were lost: ask again for the rest (9.7.5.1.3). */
 	if (sroce_psn_gt(psn, expect))
 		sroce_comp_retry(qp, expect, false, out);

@@ -13,8 +13,10 @@
 # return at once), writes on through windows revoked between two packets
 # (NAK, nothing lands), sends a WRITE again after a READ (the ACK names the
 # WRITE's PSN), asks for a READ again from its middle (the answer opens
-# with FIRST), and NAKs a READ for ever (retry_cnt is spent on timeouts
-# only). Each "ok - " line of either program is one check.
+# with FIRST), NAKs a READ for ever (retry_cnt is spent on timeouts
+# only), and loses a READ's response but answers the FETCH_ADD behind it
+# (the READ is asked again at once). Each "ok - " line of either program
+# is one check.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh

@@ -5,7 +5,8 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), nak-forever, flush, blocked.
+dup-ack, resume-read (after dup-ack), nak-forever, lost-read, flush,
+blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -273,6 +274,40 @@ class Peer:
                    f"{retry + 1} timeouts, not on NAKs",
                    f"{retries} retransmit timeouts")
 
+    # A READ's response lost, the FETCH_ADD behind it answered: the ATOMIC
+    # ACK for the later PSN tells the requester that the READ's response
+    # was lost (9.7.5.1.3), so it asks for the READ again at once, as a
+    # plain ACK would make it, rather than at its retransmit timeout
+    # (timeout 18: about 1 s, longer than any TCG stall here).
+    def lost_read_response(self):
+        qpn = int(self.cmd("req 7 18"))
+        self.drain()
+        self.cmd_send("post2")
+        reads, msn, ans, t0 = 0, 0, None, time.time()
+        while ans is None and time.time() - t0 < 60:
+            p = self.recv(timeout=0.2)
+            if p is not None and p[0] in (OP_READ_REQ, OP_FETCH_ADD):
+                msn += 1
+                aeth = struct.pack("!I", (SYN_ACK << 24) | msn)
+                if p[0] == OP_FETCH_ADD:
+                    self.send(OP_ATOMIC_ACK, p[1],
+                              aeth + struct.pack("!Q", 0x77), qpn=qpn)
+                else:
+                    reads += 1
+                    # The first answer is the one lost.
+                    if reads > 1:
+                        self.send(OP_READ_ONLY, p[1], aeth, b"\xab" * 512,
+                                  qpn=qpn)
+            ans = self.cmd_reply(timeout=0)
+        print(f"# READ requests seen: {reads}; target says {ans!r}")
+        if not self.check(ans is not None, "READ and FETCH_ADD complete"):
+            return
+        s1, s2, _ms, retries = (int(x) for x in ans.split())
+        self.check(s1 == 0 and s2 == 0, "... both with success",
+                   f"status {s1} and {s2}")
+        self.check(reads == 2 and retries == 0, "the READ is asked again "
+                   "on the ATOMIC ACK behind it, not after a timeout",
+                   f"{reads} READ requests, {retries} retransmit timeouts")
 
     # RDMA FLUSH, which sroce does not implement: an RC responder answers
     # an unsupported opcode with an invalid request NAK (IBTA vol 1
@@ -335,6 +370,7 @@ CASES = {
     "dup-ack": lambda p: p.dup_write_after_read(),
     "resume-read": lambda p: p.resumed_read(),
     "nak-forever": lambda p: p.nak_forever(),
+    "lost-read": lambda p: p.lost_read_response(),
     "flush": lambda p: p.flush_refused(),
     "blocked": lambda p: p.blocked(),
 }

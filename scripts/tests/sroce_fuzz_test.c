@@ -825,6 +825,8 @@ static void reply(const char *dir, const char *fmt, ...)
  *   post           one 512-byte READ on it; reply "STATUS MS RETRIES"
  *                  when it completes, RETRIES being how much
  *                  completer_retry_err grew meanwhile
+ *   post2          the same READ, then an 8-byte FETCH_ADD behind it;
+ *                  reply "STATUS STATUS MS RETRIES" when both completed
  *   counter NAME   the device's port counter NAME
  *   block, unblock a tc filter on eth0's egress that drops every RoCEv2
  *                  packet (the local stack refusing sroce's packets),
@@ -950,6 +952,36 @@ static int peer(char **argv)
 			qp = new_qp(IBV_QPT_RC, 64);
 			connect_qp(qp, gid, &pgid, PEER_REQ_QPN, b, a, SQ_PSN);
 			reply(dir, "%u", qp->qp_num);
+		} else if (!strncmp(line, "post2", 5)) {
+			struct ibv_sge sge[2] = {
+				{ (uintptr_t)buf + 32768, 512, mr->lkey },
+				{ (uintptr_t)buf + 32768 + 512, 8, mr->lkey },
+			};
+			struct ibv_send_wr fadd = {
+				.wr_id = PEER_WR + 6, .sg_list = &sge[1],
+				.num_sge = 1, .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+				.send_flags = IBV_SEND_SIGNALED,
+				.wr.atomic = { .remote_addr = 0x20000,
+					       .compare_add = 1, .rkey = 0x1234 },
+			};
+			long before = counter(dev, "completer_retry_err");
+			long t0 = now_ms();
+			int status2 = -1;
+
+			wr.wr_id = PEER_WR + 5;
+			wr.opcode = IBV_WR_RDMA_READ;
+			wr.sg_list = &sge[0];
+			wr.num_sge = 1;
+			wr.wr.rdma.remote_addr = 0x10000;
+			wr.wr.rdma.rkey = 0x1234;
+			wr.next = &fadd;
+			rc = ibv_post_send(qp, &wr, &bad);
+			/* In order: wait_wc() drops what it does not wait for. */
+			status = rc ? rc : wait_wc(PEER_WR + 5, 60);
+			if (!rc)
+				status2 = wait_wc(PEER_WR + 6, 10);
+			reply(dir, "%d %d %ld %ld", status, status2, now_ms() - t0,
+			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post", 4)) {
 			struct ibv_sge sge = {
 				(uintptr_t)buf + 32768, 512, mr->lkey
