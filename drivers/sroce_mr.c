@@ -131,7 +131,9 @@ static int sroce_mr_pin(struct sroce_mr *mr, struct ib_device *ibdev,
 		return PTR_ERR(umem);
 
 	mr->npages = ib_umem_num_pages(umem);
-	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages), GFP_KERNEL);
+	/* Sized by the user: charged to its memory cgroup. */
+	mr->pages = kvmalloc_array(mr->npages, sizeof(*mr->pages),
+				   GFP_KERNEL_ACCOUNT);
 	if (!mr->pages) {
 		ib_umem_release(umem);
 		return -ENOMEM;
