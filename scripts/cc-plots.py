@@ -44,7 +44,7 @@ def incast(out, paths):
 def incast_columns(out, columns):
     """One column of panels per (title, rates) pair: rates, then queue."""
     fig, axes = plt.subplots(2, len(columns), figsize=(6 * len(columns), 6), squeeze=False,
-                             sharex=True)
+                             sharex=True, sharey="row")
     for col, (title, d) in enumerate(columns):
         top, bottom = axes[0][col], axes[1][col]
         top.plot(d["t_s"], d["s1_offered_mbps"], label="sender 1")
@@ -132,7 +132,7 @@ def demo_rows(r):
     line_mbps = float(r["rate"].removesuffix("mbit"))
     offered = [f["offered1_mbps"], f["offered2_mbps"]]
     return [
-        f"{f['delivered1_mbps']:.2f} / {f['delivered2_mbps']:.2f}",
+        f"{f['msgs1']:.0f} / {f['msgs2']:.0f}",
         f"{sum(offered):.2f} ({sum(offered) / line_mbps:.2f})",
         f"{jain(offered):.3f}",
         f"{f['backlog_mean'] / 1000:.1f} / {f['backlog_max'] / 1000:.1f}",
@@ -144,7 +144,7 @@ def demo_rows(r):
 
 
 DEMO_LABELS = [
-    "goodput, sender 1 / 2 (Mb/s, perftest)",
+    "64 KiB WRITEs completed, sender 1 / 2",
     "offered at the port (Mb/s; / line rate)",
     "Jain's fairness index (1 = fair)",
     "queue mean / max (KB; RED max 10)",

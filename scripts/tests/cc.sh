@@ -206,6 +206,11 @@ bw_mbps() {
 	     END { if (!f) exit 1 }' "$1"
 }
 
+# bw_msgs LOG: how many messages perftest completed in its measurement.
+bw_msgs() {
+	awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { print $2; f = 1 } END { if (!f) exit 1 }' "$1"
+}
+
 # trace_start TAG / trace_stop TAG: record sroce_cc_rate on this guest.
 trace_start() {
 	is_sroce || return 0
@@ -477,7 +482,8 @@ fi
 # CE (drops Not-ECT ones) as its average queue grows. A sampler records
 # bytes per flow as they reach the switch port (offered load: equal to the
 # delivered load only while nothing is dropped), the queue, marks and drops
-# every 0.5 s; perftest's averages give each flow's delivered rate.
+# every 0.5 s; perftest's count of completed WRITEs gives each flow's
+# goodput (its bandwidth figures read 0.00 at these rates in duration mode).
 
 cat >/tmp/cc-sampler.py <<'EOF'
 import re, subprocess, sys, time
@@ -703,8 +709,8 @@ incast_run() {
 	early=$(sed -n 's/.* early \([0-9]*\) pdrop.*/\1/p' "/job/$tag-qdisc.txt" | grep . || echo 0)
 	pdrop=$(sed -n 's/.* pdrop \([0-9]*\) .*/\1/p' "/job/$tag-qdisc.txt" | grep . || echo 0)
 	result "scenario=incast mode=$mode type=$type rate=$rate $line red_early=$early red_pdrop=$pdrop" \
-		"delivered1_mbps=$(bw_mbps "/job/$tag-s1.server" || echo 0)" \
-		"delivered2_mbps=$(bw_mbps "/job/$tag-s2.server" || echo 0)" \
+		"msgs1=$(bw_msgs "/job/$tag-s1.server" || echo 0)" \
+		"msgs2=$(bw_msgs "/job/$tag-s2.server" || echo 0)" \
 		"ecn_marked=$ecn cnp_sent=$cnp cnp_rx=$rx handled=$handled ignored=$ign" \
 		"sent_pkts=$(($(delta "$tag-0" "$tag-1" 1 sent_pkts) + $(delta "$tag-0" "$tag-1" 2 sent_pkts)))"
 	expect "$mode" "$tag: both flows crossed the bottleneck ($r1 and $r2 Mb/s)" \
