@@ -290,9 +290,10 @@ booted() {
 # has been silent for BOOT_STALL s before it, is stuck in its kernel's
 # boot, before sroce or the job can have run: all guests boot again, up to
 # BOOT_TRIES times, and the stuck console is kept as console.stuck-N.log.
-# Seen on the debug kernel under TCG, 1 boot in 5 to 10: 6.1's RCU-tasks
-# self-test at boot (PROVE_RCU) never returns from synchronize_rcu_tasks(),
-# with the vCPU idle and its tick running (Documentation/testing.rst).
+# Seen on the debug kernel under TCG, 1 boot in 5 to 10, until its config
+# left out TASKS_RCU: 6.1's RCU-tasks self-test at boot (PROVE_RCU) never
+# returned from synchronize_rcu_tasks(), with the vCPU idle and its tick
+# running (Documentation/testing.rst).
 tries=0 boot_stuck=0
 while :; do
 	tries=$((tries + 1))
