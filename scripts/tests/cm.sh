@@ -7,6 +7,8 @@
 #   cm.sh pair TYPE0 TYPE1 [OPTION...]   guest N runs link type TYPEn
 #                                        (sroce or rxe); every test runs
 #                                        with each guest as server
+#                                        (servers=both, the default) or
+#                                        with guest 0 or 1 alone
 #   cm.sh loopback TYPE [OPTION...]      one guest, server and client on
 #                                        the same device
 #   cm.sh mcast TYPE0 TYPE1 [ipv6]       only the multicast tests (mckey,
@@ -43,12 +45,14 @@ else
 fi
 mytype=${types[$GUEST_ID]}
 dev=${mytype}0
-families=(4) interop='' hostile=''
+families=(4) interop='' hostile='' pair_servers=(0 1)
 for opt in "$@"; do
 	case $opt in
 	ipv6) families=(4 6) ;;
 	interop) interop=1 ;;
 	hostile) hostile=1 ;;
+	servers=0 | servers=1) pair_servers=("${opt#servers=}") ;;
+	servers=both) pair_servers=(0 1) ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
@@ -360,7 +364,7 @@ for f in "${families[@]}"; do
 	else
 		my_ip=$GUEST_IP4 peer_ip=$PEER_IP4 gid=$gid4 fam=''
 	fi
-	oob_ip=$PEER_IP4 servers=(0 1)
+	oob_ip=$PEER_IP4 servers=("${pair_servers[@]}")
 	if [ "$mode" = loopback ]; then
 		peer_ip=$my_ip oob_ip=$GUEST_IP4 servers=(0)
 	fi

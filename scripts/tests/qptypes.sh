@@ -7,7 +7,9 @@
 #   qptypes.sh pair TYPE0 TYPE1 [SET...]   two guests; guest N runs link
 #                                          type TYPEn (sroce or rxe); every
 #                                          test runs with each guest as
-#                                          server
+#                                          server (servers=both, the
+#                                          default) or with guest 0 or 1
+#                                          alone
 #
 # SET: srq, uc, xrc, api, inject, qpstate, atomicw (default: these seven),
 # flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
@@ -33,7 +35,14 @@ port=18515
 types=("$2" "$3")
 mytype=${types[$GUEST_ID]}
 shift 3
-sets=("$@")
+sets=() servers=(0 1)
+for opt in "$@"; do
+	case $opt in
+	servers=0 | servers=1) servers=("${opt#servers=}") ;;
+	servers=both) servers=(0 1) ;;
+	*) sets+=("$opt") ;;
+	esac
+done
 [ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate atomicw)
 dev=${mytype}0
 
@@ -107,7 +116,7 @@ xsrq_fails() {
 	[ $rc -eq 1 ] && grep -qx "Couldn't Open the XRC Domain 95" "$log"
 }
 
-for server in 0 1; do
+for server in "${servers[@]}"; do
 	for t in "${tests[@]}"; do
 		one_test "$server" "${t%%|*}" "${t#*|}"
 	done

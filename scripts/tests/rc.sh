@@ -6,6 +6,8 @@
 #   rc.sh pair TYPE0 TYPE1 [OPTION...]   two guests; guest N runs link type
 #                                        TYPEn (sroce or rxe); every test
 #                                        runs with each guest as server
+#                                        (servers=both, the default) or
+#                                        with guest 0 or 1 alone
 #   rc.sh loopback TYPE [OPTION...]      one guest, server and client on
 #                                        the same device
 #
@@ -35,9 +37,12 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick sweep='' capture='' gid_ip=$GUEST_IP4
+set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1)
+[ "$mode" = loopback ] && servers=(0)
 for opt in "$@"; do
 	case $opt in
+	servers=0 | servers=1) servers=("${opt#servers=}") ;;
+	servers=both) servers=(0 1) ;;
 	quick|full) set_=$opt ;;
 	sweep) sweep=1 ;;
 	capture) capture=1 ;;
@@ -133,8 +138,6 @@ if [ -n "$capture" ] && [ "$GUEST_ID" = 0 ]; then
 	sleep 1
 fi
 
-servers=(0 1)
-[ "$mode" = loopback ] && servers=(0)
 for server in "${servers[@]}"; do
 	for t in "${tests[@]}"; do
 		one_test "$server" "${t%%|*}" "${t#*|}"
