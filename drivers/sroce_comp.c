@@ -436,6 +436,7 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	struct sroce_req *req = &qp->req;
 	struct sroce_swqe *wqe;
 	u16 flags = pkt->info->flags;
+	bool full;
 	u32 resid;
 	bool last;
 	int err;
@@ -478,11 +479,29 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	}
 	wqe->prog.done_pkts++;
 	wqe->prog.done_bytes += pkt->paylen;
+	full = sroce_req_window_full(req);
 	req->una = sroce_psn_add(pkt->psn, 1);
 	if (last && !sroce_comp_complete(qp, wqe, IB_WC_SUCCESS)) {
 		sroce_comp_fail(qp, IB_WC_WR_FLUSH_ERR, out);
 		return;
 	}
+	/*
+	 * A rewind (a timeout's probe of an older WQE, a NAK) may have left
+	 * psn inside this READ while its responses still come: as after an
+	 * ACK, ask only for the rest. Left behind una, the window test
+	 * (una to psn) would wrap and hold the requester idle. A completed
+	 * READ moved psn past itself already.
+	 */
+	if (sroce_psn_lt(req->psn, req->una)) {
+		sroce_req_seek(qp, req->una);
+		out->kick = true;
+	}
+	/*
+	 * A READ longer than the window fills it alone: the WQEs behind it
+	 * may go once its responses open the window, not at its end only.
+	 */
+	if (full && !sroce_req_window_full(req))
+		out->kick = true;
 	sroce_comp_progress(qp);
 	if (last) {
 		out->kick = true;
@@ -602,13 +621,20 @@ void sroce_comp_retry_timer(struct timer_list *t)
 {
 	struct sroce_req *req = from_timer(req, t, retry_timer);
 	struct sroce_qp *qp = container_of(req, struct sroce_qp, req);
-	long late = (long)(jiffies - t->expires);
 	unsigned long grace;
 	bool kick = false;
+	long late;
 
 	spin_lock_bh(&req->lock);
 	if (req->stopped || req->rnr_wait || req->una == req->psn_high)
 		goto unlock;
+	/*
+	 * Progress on another CPU may have re-armed the timer between its
+	 * expiry and this lock: the deadline moved, nothing expired.
+	 */
+	if (timer_pending(t))
+		goto unlock;
+	late = (long)(jiffies - t->expires);
 	grace = sroce_seg_stall_grace(req->timeout, late);
 	if (grace && !req->grace) {
 		req->grace = true;

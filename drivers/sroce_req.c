@@ -252,6 +252,11 @@ void sroce_req_arm_retry(struct sroce_qp *qp)
 	}
 }
 
+bool sroce_req_window_full(const struct sroce_req *req)
+{
+	return sroce_psn_span(req->una, req->psn) >= SROCE_REQ_WINDOW;
+}
+
 /* Move @c forward by @len bytes of its SGE list. */
 static void sroce_req_cursor_skip(struct sroce_sge_cursor *c, u64 len)
 {
@@ -553,7 +558,7 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 	while (skb_queue_len(list) < SROCE_REQ_BATCH) {
 		if (req->stopped || req->rnr_wait)
 			return SROCE_REQ_IDLE;
-		if (sroce_psn_span(req->una, req->psn) >= SROCE_REQ_WINDOW)
+		if (sroce_req_window_full(req))
 			return SROCE_REQ_IDLE;
 		/*
 		 * After a timeout only the oldest packet goes again, asking

@@ -175,6 +175,8 @@ bool sroce_req_pushed_back(struct sroce_qp *qp, int err);
 /* Resume sending at @psn: a retransmission, or skipping acknowledged PSNs. */
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_arm_retry(struct sroce_qp *qp);
+/* Are as many PSNs in flight as the requester sends before an ACK? */
+bool sroce_req_window_full(const struct sroce_req *req);
 /* Run the requester in this context, with no QP lock held. */
 void sroce_req_run(struct sroce_qp *qp);
 

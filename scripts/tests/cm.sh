@@ -51,8 +51,7 @@ for opt in "$@"; do
 	ipv6) families=(4 6) ;;
 	interop) interop=1 ;;
 	hostile) hostile=1 ;;
-	servers=0 | servers=1) pair_servers=("${opt#servers=}") ;;
-	servers=both) pair_servers=(0 1) ;;
+	servers=*) set_servers "$opt" && pair_servers=("${servers[@]}") ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done

@@ -42,8 +42,7 @@ size=quick servers=(0 1) faults=() seed=
 for opt in "$@"; do
 	case $opt in
 	quick|long) size=$opt ;;
-	servers=0|servers=1) servers=("${opt#servers=}") ;;
-	servers=both) servers=(0 1) ;;
+	servers=*) set_servers "$opt" ;;
 	seed=[0-9]*) seed=${opt#seed=} ;;
 	baseline|loss1|loss5|reorder|dup|corrupt|linkdown) faults+=("$opt") ;;
 	*) bail "unknown option '$opt'" ;;

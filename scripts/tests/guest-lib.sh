@@ -63,6 +63,17 @@ bail() {
 	exit 1
 }
 
+# set_servers OPT: a pair test's servers=0|1|both option, into the array
+# servers: the guests that take the server's part, in turn.
+# shellcheck disable=SC2034 # the caller reads servers
+set_servers() {
+	case $1 in
+	servers=0 | servers=1) servers=("${1#servers=}") ;;
+	servers=both) servers=(0 1) ;;
+	*) bail "unknown option '$1'" ;;
+	esac
+}
+
 # barrier NAME: wait until all NGUESTS guests reached it, through files in
 # /shared. Guests pass the same barriers in the same order, so a sequence
 # number makes each one distinct even when NAME repeats.

@@ -38,8 +38,7 @@ shift 3
 sets=() servers=(0 1)
 for opt in "$@"; do
 	case $opt in
-	servers=0 | servers=1) servers=("${opt#servers=}") ;;
-	servers=both) servers=(0 1) ;;
+	servers=*) set_servers "$opt" ;;
 	*) sets+=("$opt") ;;
 	esac
 done

@@ -41,8 +41,7 @@ set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1)
 [ "$mode" = loopback ] && servers=(0)
 for opt in "$@"; do
 	case $opt in
-	servers=0 | servers=1) servers=("${opt#servers=}") ;;
-	servers=both) servers=(0 1) ;;
+	servers=*) set_servers "$opt" ;;
 	quick|full) set_=$opt ;;
 	sweep) sweep=1 ;;
 	capture) capture=1 ;;

@@ -5,8 +5,8 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), nak-forever, lost-read, flush,
-blocked.
+dup-ack, resume-read (after dup-ack), nak-forever, lost-read,
+read-behind-probe, read-window, flush, blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -309,6 +309,101 @@ class Peer:
                    "on the ATOMIC ACK behind it, not after a timeout",
                    f"{reads} READ requests, {retries} retransmit timeouts")
 
+    # A WRITE, a READ and a WRITE all sent, nothing answered: the retransmit
+    # timeout (timeout 18: about 1 s) probes the first WRITE. The READ's
+    # responses then come, but not its last: the requester, rewound to the
+    # first WRITE, must ask only for the rest and go on with the second
+    # WRITE at once, not sit idle until a second timeout.
+    def read_behind_probe(self):
+        qpn = int(self.cmd("req 7 18"))
+        self.drain()
+        self.cmd_send("post3")
+        seen, t0 = [], time.time()
+        while len(seen) < 6 and time.time() - t0 < 10:
+            p = self.recv(timeout=1)
+            if p is not None:
+                seen.append(p[:2])
+        p0 = seen[0][1] if seen else 0
+        want = [(OP_WRITE_FIRST, p0), (OP_WRITE_MIDDLE, p0 + 1),
+                (OP_WRITE_MIDDLE, p0 + 2), (OP_WRITE_MIDDLE + 1, p0 + 3),
+                (OP_READ_REQ, p0 + 4), (OP_WRITE_ONLY, p0 + 8)]
+        if not self.check(seen == want, "WRITE, READ, WRITE sent",
+                          f"{seen}"):
+            return
+        probe = self.recv(timeout=10)
+        if not self.check(probe is not None and
+                          probe[:2] == (OP_WRITE_FIRST, p0),
+                          "the timeout probes the first WRITE",
+                          self.show(probe)):
+            return
+        aeth = struct.pack("!I", (SYN_ACK << 24) | 1)
+        self.send(OP_READ_FIRST, p0 + 4, aeth, b"\x01" * MTU, qpn=qpn)
+        self.send(OP_READ_MIDDLE, p0 + 5, payload=b"\x02" * MTU, qpn=qpn)
+        self.send(OP_READ_MIDDLE, p0 + 6, payload=b"\x03" * MTU, qpn=qpn)
+        after = []
+        while not after or after[-1][0] == OP_READ_REQ:
+            p = self.recv(timeout=5)
+            if p is None:
+                break
+            after.append(p[:2])
+        print(f"# after 3 of the READ's 4 responses: {after}")
+        self.send(OP_READ_LAST, p0 + 7, aeth, b"\x04" * MTU, qpn=qpn)
+        self.send(OP_ACK, p0 + 8, aeth, qpn=qpn)
+        ans = self.cmd_reply(timeout=30)
+        print(f"# target says {ans!r}")
+        self.check(len(after) <= 2 and after[-1:] == [(OP_WRITE_ONLY, p0 + 8)]
+                   and all(p0 + 5 <= q <= p0 + 7 for _, q in after[:-1]),
+                   "the requester goes on with the second WRITE, asking "
+                   "at most once for the READ's rest", f"{after}")
+        if not self.check(ans is not None, "all three complete"):
+            return
+        s1, s2, s3, _ms, retries = (int(x) for x in ans.split())
+        self.check((s1, s2, s3) == (0, 0, 0), "... with success",
+                   f"status {s1} {s2} {s3}")
+        self.check(retries == 1, "one retransmit timeout, the probe's",
+                   f"{retries} retransmit timeouts")
+
+    # A READ of more PSNs than the requester's window (256) fills it alone;
+    # a WRITE waits behind it. Once the READ's responses open the window,
+    # the WRITE goes, before the READ ends (timeout 20: about 4 s, longer
+    # than the wait for it here).
+    def read_opens_window(self, npsn=300, opened=45):
+        qpn = int(self.cmd("req 7 20"))
+        self.drain()
+        self.cmd_send("post4")
+        r = self.recv(timeout=10)
+        if not self.check(r is not None and r[0] == OP_READ_REQ,
+                          "the long READ is sent", self.show(r)):
+            return
+        p0 = r[1]
+        held = self.recv(timeout=0.5)
+        self.check(held is None, "the WRITE behind it waits: the window "
+                   "is full", self.show(held))
+        aeth = struct.pack("!I", (SYN_ACK << 24) | 1)
+        for i in range(opened):
+            if i == 0:
+                self.send(OP_READ_FIRST, p0, aeth, b"\x07" * MTU, qpn=qpn)
+            else:
+                self.send(OP_READ_MIDDLE, p0 + i, payload=b"\x07" * MTU,
+                          qpn=qpn)
+        w = self.recv(timeout=3)
+        self.check(w is not None and w[:2] == (OP_WRITE_ONLY, p0 + npsn),
+                   f"after {opened} responses the WRITE goes",
+                   self.show(w))
+        for i in range(opened, npsn):
+            op = OP_READ_LAST if i == npsn - 1 else OP_READ_MIDDLE
+            ext = aeth if op == OP_READ_LAST else b""
+            self.send(op, p0 + i, ext, b"\x07" * MTU, qpn=qpn)
+        self.send(OP_ACK, p0 + npsn, aeth, qpn=qpn)
+        ans = self.cmd_reply(timeout=30)
+        print(f"# target says {ans!r}")
+        if not self.check(ans is not None, "READ and WRITE complete"):
+            return
+        s1, s2, _ms, retries = (int(x) for x in ans.split())
+        self.check((s1, s2, retries) == (0, 0, 0), "... with success, "
+                   "no retransmit timeout",
+                   f"status {s1} {s2}, {retries} timeouts")
+
     # RDMA FLUSH, which sroce does not implement: an RC responder answers
     # an unsupported opcode with an invalid request NAK (IBTA vol 1
     # 9.7.5.2.2), so the peer fails at once rather than after its retries.
@@ -371,6 +466,8 @@ CASES = {
     "resume-read": lambda p: p.resumed_read(),
     "nak-forever": lambda p: p.nak_forever(),
     "lost-read": lambda p: p.lost_read_response(),
+    "read-behind-probe": lambda p: p.read_behind_probe(),
+    "read-window": lambda p: p.read_opens_window(),
     "flush": lambda p: p.flush_refused(),
     "blocked": lambda p: p.blocked(),
 }

@@ -827,6 +827,10 @@ static void reply(const char *dir, const char *fmt, ...)
  *                  completer_retry_err grew meanwhile
  *   post2          the same READ, then an 8-byte FETCH_ADD behind it;
  *                  reply "STATUS STATUS MS RETRIES" when both completed
+ *   post3          a 4 KiB WRITE, a 4 KiB READ and a 16-byte WRITE;
+ *                  reply "STATUS STATUS STATUS MS RETRIES"
+ *   post4          a 300 KiB READ (more PSNs than the requester's window)
+ *                  and a 16-byte WRITE; reply "STATUS STATUS MS RETRIES"
  *   counter NAME   the device's port counter NAME
  *   block, unblock a tc filter on eth0's egress that drops every RoCEv2
  *                  packet (the local stack refusing sroce's packets),
@@ -981,6 +985,71 @@ static int peer(char **argv)
 			if (!rc)
 				status2 = wait_wc(PEER_WR + 6, 10);
 			reply(dir, "%d %d %ld %ld", status, status2, now_ms() - t0,
+			      counter(dev, "completer_retry_err") - before);
+		} else if (!strncmp(line, "post4", 5)) {
+			size_t len = 300 * 1024;
+			uint8_t *big = malloc(len);
+			struct ibv_mr *bmr = big ? ibv_reg_mr(pd, big, len,
+					IBV_ACCESS_LOCAL_WRITE) : NULL;
+			struct ibv_sge sge[2] = {
+				{ (uintptr_t)big, len, bmr ? bmr->lkey : 0 },
+				{ (uintptr_t)buf + 45056, 16, mr->lkey },
+			};
+			struct ibv_send_wr w[2] = {
+				{ .wr_id = PEER_WR + 10, .opcode = IBV_WR_RDMA_READ },
+				{ .wr_id = PEER_WR + 11, .opcode = IBV_WR_RDMA_WRITE },
+			};
+			long before = counter(dev, "completer_retry_err");
+			long t0 = now_ms();
+			int st[2] = { -1, -1 };
+
+			if (!bmr)
+				die("300 KiB MR");
+			for (i = 0; i < 2; i++) {
+				w[i].sg_list = &sge[i];
+				w[i].num_sge = 1;
+				w[i].send_flags = IBV_SEND_SIGNALED;
+				w[i].wr.rdma.remote_addr = 0x100000 + 0x100000 * i;
+				w[i].wr.rdma.rkey = 0x1234;
+				w[i].next = i < 1 ? &w[i + 1] : NULL;
+			}
+			rc = ibv_post_send(qp, w, &bad);
+			for (i = 0; !rc && i < 2; i++)
+				st[i] = wait_wc(PEER_WR + 10 + i, 60);
+			reply(dir, "%d %d %ld %ld", rc ? rc : st[0], st[1],
+			      now_ms() - t0,
+			      counter(dev, "completer_retry_err") - before);
+			if (ibv_dereg_mr(bmr))
+				die("dereg 300 KiB MR");
+			free(big);
+		} else if (!strncmp(line, "post3", 5)) {
+			struct ibv_sge sge[3] = {
+				{ (uintptr_t)buf + 36864, 4096, mr->lkey },
+				{ (uintptr_t)buf + 40960, 4096, mr->lkey },
+				{ (uintptr_t)buf + 45056, 16, mr->lkey },
+			};
+			struct ibv_send_wr w[3] = {
+				{ .wr_id = PEER_WR + 7, .opcode = IBV_WR_RDMA_WRITE },
+				{ .wr_id = PEER_WR + 8, .opcode = IBV_WR_RDMA_READ },
+				{ .wr_id = PEER_WR + 9, .opcode = IBV_WR_RDMA_WRITE },
+			};
+			long before = counter(dev, "completer_retry_err");
+			long t0 = now_ms();
+			int st[3] = { -1, -1, -1 };
+
+			for (i = 0; i < 3; i++) {
+				w[i].sg_list = &sge[i];
+				w[i].num_sge = 1;
+				w[i].send_flags = IBV_SEND_SIGNALED;
+				w[i].wr.rdma.remote_addr = 0x10000 + 0x2000 * i;
+				w[i].wr.rdma.rkey = 0x1234;
+				w[i].next = i < 2 ? &w[i + 1] : NULL;
+			}
+			rc = ibv_post_send(qp, w, &bad);
+			for (i = 0; !rc && i < 3; i++)
+				st[i] = wait_wc(PEER_WR + 7 + i, 60);
+			reply(dir, "%d %d %d %ld %ld", rc ? rc : st[0], st[1],
+			      st[2], now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post", 4)) {
 			struct ibv_sge sge = {
