@@ -756,6 +756,35 @@ static int wait_wc(uint64_t wr_id, int secs)
 	return -1;
 }
 
+/*
+ * Post @n signalled RDMA WRs in one chain, WR i with opcode @op[i], SGE
+ * @sge[i] and wr_id @wr_id + i, toward made-up remote addresses 1 MiB
+ * apart (the peer checks none); @st[i] is each one's completion status,
+ * -1 for none in 60 s, or the post's error for all.
+ */
+static void post_chain(struct ibv_qp *qp, int n, const enum ibv_wr_opcode *op,
+		       struct ibv_sge *sge, uint64_t wr_id, int *st)
+{
+	struct ibv_send_wr w[4] = {}, *bad;
+	int i, rc;
+
+	if (n > 4)
+		die("post_chain: %d WRs", n);
+	for (i = 0; i < n; i++) {
+		w[i].wr_id = wr_id + i;
+		w[i].opcode = op[i];
+		w[i].sg_list = &sge[i];
+		w[i].num_sge = 1;
+		w[i].send_flags = IBV_SEND_SIGNALED;
+		w[i].wr.rdma.remote_addr = 0x100000 * (i + 1);
+		w[i].wr.rdma.rkey = 0x1234;
+		w[i].next = i + 1 < n ? &w[i + 1] : NULL;
+	}
+	rc = ibv_post_send(qp, w, &bad);
+	for (i = 0; i < n; i++)
+		st[i] = rc ? rc : wait_wc(wr_id + i, 60);
+}
+
 static long counter(const char *dev, const char *name)
 {
 	char path[256];
@@ -995,29 +1024,17 @@ static int peer(char **argv)
 				{ (uintptr_t)big, len, bmr ? bmr->lkey : 0 },
 				{ (uintptr_t)buf + 45056, 16, mr->lkey },
 			};
-			struct ibv_send_wr w[2] = {
-				{ .wr_id = PEER_WR + 10, .opcode = IBV_WR_RDMA_READ },
-				{ .wr_id = PEER_WR + 11, .opcode = IBV_WR_RDMA_WRITE },
+			const enum ibv_wr_opcode op[2] = {
+				IBV_WR_RDMA_READ, IBV_WR_RDMA_WRITE
 			};
 			long before = counter(dev, "completer_retry_err");
 			long t0 = now_ms();
-			int st[2] = { -1, -1 };
+			int st[2];
 
 			if (!bmr)
 				die("300 KiB MR");
-			for (i = 0; i < 2; i++) {
-				w[i].sg_list = &sge[i];
-				w[i].num_sge = 1;
-				w[i].send_flags = IBV_SEND_SIGNALED;
-				w[i].wr.rdma.remote_addr = 0x100000 + 0x100000 * i;
-				w[i].wr.rdma.rkey = 0x1234;
-				w[i].next = i < 1 ? &w[i + 1] : NULL;
-			}
-			rc = ibv_post_send(qp, w, &bad);
-			for (i = 0; !rc && i < 2; i++)
-				st[i] = wait_wc(PEER_WR + 10 + i, 60);
-			reply(dir, "%d %d %ld %ld", rc ? rc : st[0], st[1],
-			      now_ms() - t0,
+			post_chain(qp, 2, op, sge, PEER_WR + 10, st);
+			reply(dir, "%d %d %ld %ld", st[0], st[1], now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 			if (ibv_dereg_mr(bmr))
 				die("dereg 300 KiB MR");
@@ -1028,28 +1045,17 @@ static int peer(char **argv)
 				{ (uintptr_t)buf + 40960, 4096, mr->lkey },
 				{ (uintptr_t)buf + 45056, 16, mr->lkey },
 			};
-			struct ibv_send_wr w[3] = {
-				{ .wr_id = PEER_WR + 7, .opcode = IBV_WR_RDMA_WRITE },
-				{ .wr_id = PEER_WR + 8, .opcode = IBV_WR_RDMA_READ },
-				{ .wr_id = PEER_WR + 9, .opcode = IBV_WR_RDMA_WRITE },
+			const enum ibv_wr_opcode op[3] = {
+				IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ,
+				IBV_WR_RDMA_WRITE
 			};
 			long before = counter(dev, "completer_retry_err");
 			long t0 = now_ms();
-			int st[3] = { -1, -1, -1 };
+			int st[3];
 
-			for (i = 0; i < 3; i++) {
-				w[i].sg_list = &sge[i];
-				w[i].num_sge = 1;
-				w[i].send_flags = IBV_SEND_SIGNALED;
-				w[i].wr.rdma.remote_addr = 0x10000 + 0x2000 * i;
-				w[i].wr.rdma.rkey = 0x1234;
-				w[i].next = i < 2 ? &w[i + 1] : NULL;
-			}
-			rc = ibv_post_send(qp, w, &bad);
-			for (i = 0; !rc && i < 3; i++)
-				st[i] = wait_wc(PEER_WR + 7 + i, 60);
-			reply(dir, "%d %d %d %ld %ld", rc ? rc : st[0], st[1],
-			      st[2], now_ms() - t0,
+			post_chain(qp, 3, op, sge, PEER_WR + 7, st);
+			reply(dir, "%d %d %d %ld %ld", st[0], st[1], st[2],
+			      now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post", 4)) {
 			struct ibv_sge sge = {
