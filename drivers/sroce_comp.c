@@ -177,6 +177,23 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 }
 
 /*
+ * Do not resend what the peer has: a rewind (a timeout's probe of an
+ * older WQE, a NAK) may have left psn behind una while ACKs or READ
+ * responses for later PSNs still come. Left there, the window test (una
+ * to psn) would wrap and hold the requester idle. True when psn moved.
+ * Caller holds req.lock.
+ */
+static bool sroce_comp_skip_acked(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!sroce_psn_lt(req->psn, req->una))
+		return false;
+	sroce_req_seek(qp, req->una);
+	return true;
+}
+
+/*
  * Retransmit from @psn (go-back-N). Only a retransmit timeout (@timeout)
  * spends one of retry_cnt (IBTA 9.7.6.1.3): a restart the peer asked for
  * with a sequence error NAK, or one that a gap in READ responses or an
@@ -268,9 +285,7 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, bool resp,
 	if (sroce_psn_gt(una, req->una)) {
 		req->una = una;
 		progress = true;
-		/* Do not resend what the peer has. */
-		if (sroce_psn_lt(req->psn, una))
-			sroce_req_seek(qp, una);
+		sroce_comp_skip_acked(qp);
 	}
 	if (progress) {
 		sroce_comp_progress(qp);
@@ -485,17 +500,9 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 		sroce_comp_fail(qp, IB_WC_WR_FLUSH_ERR, out);
 		return;
 	}
-	/*
-	 * A rewind (a timeout's probe of an older WQE, a NAK) may have left
-	 * psn inside this READ while its responses still come: as after an
-	 * ACK, ask only for the rest. Left behind una, the window test
-	 * (una to psn) would wrap and hold the requester idle. A completed
-	 * READ moved psn past itself already.
-	 */
-	if (sroce_psn_lt(req->psn, req->una)) {
-		sroce_req_seek(qp, req->una);
+	/* A completed READ moved psn past itself already. */
+	if (sroce_comp_skip_acked(qp))
 		out->kick = true;
-	}
 	/*
 	 * A READ longer than the window fills it alone: the WQEs behind it
 	 * may go once its responses open the window, not at its end only.

@@ -130,6 +130,14 @@ class Peer:
         pad = (b[1] >> 4) & 3
         return op, psn, syn, data[:len(data) - pad]
 
+    def read_response(self, p0, i, npsn, data, qpn):
+        """Response i of npsn (> 1) to a READ at PSN p0, MTU bytes of data."""
+        op = (OP_READ_FIRST if i == 0 else
+              OP_READ_LAST if i == npsn - 1 else OP_READ_MIDDLE)
+        aeth = (struct.pack("!I", (SYN_ACK << 24) | 1)
+                if op != OP_READ_MIDDLE else b"")
+        self.send(op, p0 + i, aeth, data * MTU, qpn=qpn)
+
     @staticmethod
     def reth(va, rkey, length):
         return struct.pack("!QII", va, rkey, length)
@@ -336,10 +344,8 @@ class Peer:
                           "the timeout probes the first WRITE",
                           self.show(probe)):
             return
-        aeth = struct.pack("!I", (SYN_ACK << 24) | 1)
-        self.send(OP_READ_FIRST, p0 + 4, aeth, b"\x01" * MTU, qpn=qpn)
-        self.send(OP_READ_MIDDLE, p0 + 5, payload=b"\x02" * MTU, qpn=qpn)
-        self.send(OP_READ_MIDDLE, p0 + 6, payload=b"\x03" * MTU, qpn=qpn)
+        for i in range(3):
+            self.read_response(p0 + 4, i, 4, bytes([i + 1]), qpn)
         after = []
         while not after or after[-1][0] == OP_READ_REQ:
             p = self.recv(timeout=5)
@@ -347,8 +353,9 @@ class Peer:
                 break
             after.append(p[:2])
         print(f"# after 3 of the READ's 4 responses: {after}")
-        self.send(OP_READ_LAST, p0 + 7, aeth, b"\x04" * MTU, qpn=qpn)
-        self.send(OP_ACK, p0 + 8, aeth, qpn=qpn)
+        self.read_response(p0 + 4, 3, 4, b"\x04", qpn)
+        self.send(OP_ACK, p0 + 8, struct.pack("!I", (SYN_ACK << 24) | 1),
+                  qpn=qpn)
         ans = self.cmd_reply(timeout=30)
         print(f"# target says {ans!r}")
         self.check(len(after) <= 2 and after[-1:] == [(OP_WRITE_ONLY, p0 + 8)]
@@ -379,22 +386,16 @@ class Peer:
         held = self.recv(timeout=0.5)
         self.check(held is None, "the WRITE behind it waits: the window "
                    "is full", self.show(held))
-        aeth = struct.pack("!I", (SYN_ACK << 24) | 1)
         for i in range(opened):
-            if i == 0:
-                self.send(OP_READ_FIRST, p0, aeth, b"\x07" * MTU, qpn=qpn)
-            else:
-                self.send(OP_READ_MIDDLE, p0 + i, payload=b"\x07" * MTU,
-                          qpn=qpn)
+            self.read_response(p0, i, npsn, b"\x07", qpn)
         w = self.recv(timeout=3)
         self.check(w is not None and w[:2] == (OP_WRITE_ONLY, p0 + npsn),
                    f"after {opened} responses the WRITE goes",
                    self.show(w))
         for i in range(opened, npsn):
-            op = OP_READ_LAST if i == npsn - 1 else OP_READ_MIDDLE
-            ext = aeth if op == OP_READ_LAST else b""
-            self.send(op, p0 + i, ext, b"\x07" * MTU, qpn=qpn)
-        self.send(OP_ACK, p0 + npsn, aeth, qpn=qpn)
+            self.read_response(p0, i, npsn, b"\x07", qpn)
+        self.send(OP_ACK, p0 + npsn, struct.pack("!I", (SYN_ACK << 24) | 1),
+                  qpn=qpn)
         ans = self.cmd_reply(timeout=30)
         print(f"# target says {ans!r}")
         if not self.check(ans is not None, "READ and WRITE complete"):
