@@ -42,6 +42,7 @@
 #include <net/addrconf.h>
 #include <net/ipv6.h>
 
+#include "sroce_anchor.h"
 #include "sroce_counters.h"
 #include "sroce_dev.h"
 #include "sroce_mcast.h"
@@ -154,7 +155,7 @@ struct sroce_mcast_grp *sroce_mcast_grp_find(struct sroce_mcast_table *tbl,
 
 static struct sroce_mcast_member *
 sroce_mcast_member_find(struct sroce_mcast_grp *grp,
-			const struct sroce_qp *qp)
+			const struct sroce_anchor *qp)
 {
 	struct sroce_mcast_member *m;
 
@@ -168,7 +169,7 @@ sroce_mcast_member_find(struct sroce_mcast_grp *grp,
  * sroce_mcast_table_attach() - add @qp to the group of @mgid
  * @tbl: the table, its lock held
  * @mgid: the group
- * @qp: the QP (only compared, never dereferenced)
+ * @qp: the QP's anchor (only compared, never dereferenced)
  * @created: set when this made a new group
  *
  * A QP already in the group stays there once (0, nothing counted).
@@ -177,7 +178,7 @@ sroce_mcast_member_find(struct sroce_mcast_grp *grp,
  * memory is short.
  */
 int sroce_mcast_table_attach(struct sroce_mcast_table *tbl,
-			     const union ib_gid *mgid, struct sroce_qp *qp,
+			     const union ib_gid *mgid, struct sroce_anchor *qp,
 			     bool *created)
 {
 	struct sroce_mcast_member *m;
@@ -224,14 +225,14 @@ int sroce_mcast_table_attach(struct sroce_mcast_table *tbl,
  * sroce_mcast_table_detach() - remove @qp from the group of @mgid
  * @tbl: the table, its lock held
  * @mgid: the group
- * @qp: the QP
+ * @qp: the QP's anchor
  * @left: the group's address when this removed the group
  *
  * Return: 0 when the group keeps other QPs, 1 when @qp was its last and
  * the group is gone, -EINVAL when @qp is not in the group.
  */
 int sroce_mcast_table_detach(struct sroce_mcast_table *tbl,
-			     const union ib_gid *mgid, struct sroce_qp *qp,
+			     const union ib_gid *mgid, struct sroce_anchor *qp,
 			     struct sroce_mcast_addr *left)
 {
 	struct sroce_mcast_member *m;
@@ -259,7 +260,8 @@ int sroce_mcast_table_detach(struct sroce_mcast_table *tbl,
 
 /* The MGID of a group @qp is in, if any. Table lock held. */
 bool sroce_mcast_table_qp_group(struct sroce_mcast_table *tbl,
-				const struct sroce_qp *qp, union ib_gid *mgid)
+				const struct sroce_anchor *qp,
+				union ib_gid *mgid)
 {
 	struct sroce_mcast_grp *grp;
 	unsigned int i;
@@ -337,13 +339,14 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 		return -EINVAL;
 
 	mutex_lock(&tbl->lock);
-	err = sroce_mcast_table_attach(tbl, mgid, to_sqp(ibqp), &created);
+	err = sroce_mcast_table_attach(tbl, mgid, to_sqp(ibqp)->anchor,
+				       &created);
 	if (!err && created) {
 		err = sroce_mcast_join(sdev->ndev,
 				       &sroce_mcast_grp_find(tbl, mgid)->addr);
 		if (err)
-			sroce_mcast_table_detach(tbl, mgid, to_sqp(ibqp),
-						 &addr);
+			sroce_mcast_table_detach(tbl, mgid,
+						 to_sqp(ibqp)->anchor, &addr);
 	}
 	mutex_unlock(&tbl->lock);
 	return err;
@@ -357,7 +360,8 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	int ret;
 
 	mutex_lock(&tbl->lock);
-	ret = sroce_mcast_table_detach(tbl, mgid, to_sqp(ibqp), &addr);
+	ret = sroce_mcast_table_detach(tbl, mgid, to_sqp(ibqp)->anchor,
+				       &addr);
 	if (ret == 1)
 		sroce_mcast_leave(sdev->ndev, &addr);
 	mutex_unlock(&tbl->lock);
@@ -374,8 +378,9 @@ void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
 	mutex_lock(&tbl->lock);
-	while (sroce_mcast_table_qp_group(tbl, qp, &mgid))
-		if (sroce_mcast_table_detach(tbl, &mgid, qp, &addr) == 1)
+	while (sroce_mcast_table_qp_group(tbl, qp->anchor, &mgid))
+		if (sroce_mcast_table_detach(tbl, &mgid, qp->anchor,
+					     &addr) == 1)
 			sroce_mcast_leave(sdev->ndev, &addr);
 	mutex_unlock(&tbl->lock);
 }
@@ -428,9 +433,9 @@ void sroce_mcast_recv(struct sroce_dev *sdev, struct sk_buff *skb,
 	if (grp) {
 		sroce_counter_inc(cnt, SROCE_CNT_MCAST_RCVD);
 		list_for_each_entry_rcu(m, &grp->qps, node) {
-			qp = m->qp;
+			qp = sroce_anchor_tryget(m->qp);
 			/* Being destroyed: it is about to leave. */
-			if (!refcount_inc_not_zero(&qp->ref))
+			if (!qp)
 				continue;
 			/* Each QP but the last gets a clone sharing the data. */
 			if (prev) {

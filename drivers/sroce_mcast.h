@@ -16,6 +16,7 @@
 struct sk_buff;
 struct sroce_dev;
 struct sroce_pkt;
+struct sroce_anchor;
 struct sroce_qp;
 
 #define SROCE_MCAST_HASH_BITS	6
@@ -45,7 +46,7 @@ struct sroce_mcast_grp {
 
 struct sroce_mcast_member {
 	struct list_head node;
-	struct sroce_qp *qp;		/* no reference: destroy_qp detaches */
+	struct sroce_anchor *qp;	/* no reference: destroy_qp detaches */
 	struct rcu_head rcu;
 };
 
@@ -75,13 +76,14 @@ void sroce_mcast_table_destroy(struct sroce_mcast_table *tbl);
 struct sroce_mcast_grp *sroce_mcast_grp_find(struct sroce_mcast_table *tbl,
 					     const union ib_gid *mgid);
 int sroce_mcast_table_attach(struct sroce_mcast_table *tbl,
-			     const union ib_gid *mgid, struct sroce_qp *qp,
+			     const union ib_gid *mgid, struct sroce_anchor *qp,
 			     bool *created);
 int sroce_mcast_table_detach(struct sroce_mcast_table *tbl,
-			     const union ib_gid *mgid, struct sroce_qp *qp,
+			     const union ib_gid *mgid, struct sroce_anchor *qp,
 			     struct sroce_mcast_addr *left);
 bool sroce_mcast_table_qp_group(struct sroce_mcast_table *tbl,
-				const struct sroce_qp *qp, union ib_gid *mgid);
+				const struct sroce_anchor *qp,
+				union ib_gid *mgid);
 
 /* Verbs (process context, may sleep). */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);

@@ -10,7 +10,8 @@
  * and are freed again by local or remote invalidation.
  *
  * Windows take their indices from sdev->mrs, the MR key table, as tagged
- * entries, so one R_Key lookup finds either. A bound window counts itself
+ * entries (pointing at the window's anchor, sroce_anchor.h, as the core
+ * frees the window itself), so one R_Key lookup finds either. A bound window counts itself
  * in its MR's num_mw, which keeps the MR from being deregistered or
  * invalidated under it. Lock order: mw->lock, then mr->lock.
  *
@@ -24,6 +25,7 @@
 #include <rdma/ib_verbs.h>
 #include <uapi/rdma/rdma_user_rxe.h>
 
+#include "sroce_anchor.h"
 #include "sroce_dev.h"
 #include "sroce_mr.h"
 #include "sroce_mw.h"
@@ -55,8 +57,8 @@ static bool sroce_key_find(struct sroce_dev *sdev, u32 key,
 	rcu_read_lock();
 	entry = xa_load(&sdev->mrs, key >> 8);
 	if (entry && xa_pointer_tag(entry) == SROCE_MR_TAG_MW) {
-		*mw = xa_untag_pointer(entry);
-		ok = refcount_inc_not_zero(&(*mw)->ref);
+		*mw = sroce_anchor_tryget(xa_untag_pointer(entry));
+		ok = *mw;
 	} else if (entry) {
 		*mr = entry;
 		ok = sroce_mr_tryget(*mr);
@@ -71,8 +73,7 @@ static bool sroce_key_find(struct sroce_dev *sdev, u32 key,
 
 static void sroce_mw_put(struct sroce_mw *mw)
 {
-	if (refcount_dec_and_test(&mw->ref))
-		complete(&mw->released);
+	sroce_anchor_put(mw->anchor);
 }
 
 int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
@@ -84,17 +85,20 @@ int sroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
 	spin_lock_init(&mw->lock);
-	refcount_set(&mw->ref, 1);
-	init_completion(&mw->released);
+	mw->anchor = sroce_anchor_new(mw);
+	if (!mw->anchor)
+		return -ENOMEM;
 
 	err = sroce_mr_index_alloc(sdev, &mw->index);
-	if (err)
+	if (err) {
+		kfree(mw->anchor);
 		return err;
+	}
 	mw->rkey = (mw->index << 8) | (get_random_u32() & 0xff);
 	mw->valid = ibmw->type == IB_MW_TYPE_1;
 	ibmw->rkey = mw->rkey;
 	sroce_mr_index_publish(sdev, mw->index,
-			       xa_tag_pointer(mw, SROCE_MR_TAG_MW));
+			       xa_tag_pointer(mw->anchor, SROCE_MR_TAG_MW));
 	return 0;
 }
 
@@ -118,10 +122,7 @@ int sroce_dealloc_mw(struct ib_mw *ibmw)
 	struct sroce_mw *mw = to_smw(ibmw);
 
 	sroce_mr_index_free(sdev, mw->index);
-	/* The core frees the window on return: no reader may still see it. */
-	synchronize_rcu();
-	sroce_mw_put(mw);
-	wait_for_completion(&mw->released);
+	sroce_anchor_retire(mw->anchor);
 
 	spin_lock_bh(&mw->lock);
 	sroce_mw_unbind(mw);

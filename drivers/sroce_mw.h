@@ -8,13 +8,12 @@
 #ifndef _SROCE_MW_H
 #define _SROCE_MW_H
 
-#include <linux/completion.h>
-#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_mr.h"
 
+struct sroce_anchor;
 struct sroce_dev;
 struct sroce_qp;
 struct sroce_swqe;
@@ -41,11 +40,10 @@ struct sroce_mw {
 	u32 qpn;		/* type 2B: the QP it is bound to */
 
 	/*
-	 * Lookups run under RCU and hold a reference; dealloc waits for the
-	 * last one and a grace period, as the core frees the window.
+	 * What sdev->mrs points at (sroce_anchor.h): lookups hold a
+	 * reference through it; dealloc waits for the last one.
 	 */
-	refcount_t ref;
-	struct completion released;
+	struct sroce_anchor *anchor;
 };
 
 static inline struct sroce_mw *to_smw(struct ib_mw *ibmw)

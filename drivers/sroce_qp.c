@@ -4,10 +4,10 @@
  * (modify/query), the QPN table the receive path looks QPs up in, and the
  * verbs that feed the send and receive queues.
  *
- * Lifetime: sdev->qps maps QPN -> QP. sroce_qp_get() looks up under RCU
- * and takes qp->ref; destroy removes the QPN, waits an RCU grace period
- * (the core frees the QP without one), drops the creation reference and
- * waits for the last sroce_qp_put() before it stops the engines.
+ * Lifetime: sdev->qps maps QPN -> the QP's anchor (sroce_anchor.h).
+ * sroce_qp_get() looks up under RCU and takes a reference through it;
+ * destroy removes the QPN and retires the anchor, waiting for the last
+ * sroce_qp_put() (never for a grace period) before it stops the engines.
  *
  * Locking: modify_lock serialises modify_qp and destroy_qp (they sleep);
  * state_lock (irqsave) protects state and attr against each other and
@@ -25,6 +25,7 @@
 #include <uapi/rdma/rdma_user_rxe.h>
 
 #include "sroce_ah.h"
+#include "sroce_anchor.h"
 #include "sroce_compat.h"
 #include "sroce_cq.h"
 #include "sroce_dev.h"
@@ -43,20 +44,20 @@
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
-	struct sroce_qp *qp;
+	struct sroce_anchor *anchor;
+	struct sroce_qp *qp = NULL;
 
 	rcu_read_lock();
-	qp = xa_load(&sdev->qps, qpn);
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
+	anchor = xa_load(&sdev->qps, qpn);
+	if (anchor)
+		qp = sroce_anchor_tryget(anchor);
 	rcu_read_unlock();
 	return qp;
 }
 
 void sroce_qp_put(struct sroce_qp *qp)
 {
-	if (refcount_dec_and_test(&qp->ref))
-		complete(&qp->released);
+	sroce_anchor_put(qp->anchor);
 }
 
 /*
@@ -355,11 +356,14 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_count;
 	}
 
+	qp->anchor = sroce_anchor_new(qp);
+	if (!qp->anchor) {
+		err = -ENOMEM;
+		goto err_count;
+	}
 	spin_lock_init(&qp->state_lock);
 	mutex_init(&qp->modify_lock);
 	sroce_qp_init_flush(qp);
-	refcount_set(&qp->ref, 1);
-	init_completion(&qp->released);
 	qp->user = !!udata;
 	qp->state = IB_QPS_RESET;
 	qp->attr.qp_state = IB_QPS_RESET;
@@ -414,7 +418,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		sroce_xmit_qp_cleanup(qp);
 		goto err_qpn;
 	}
-	xa_store(&sdev->qps, qpn, qp, GFP_KERNEL);
+	xa_store(&sdev->qps, qpn, qp->anchor, GFP_KERNEL);
 	return 0;
 
 err_qpn:
@@ -426,6 +430,7 @@ err_sq:
 	sroce_queue_cleanup(&qp->sq.queue);
 	kvfree(qp->sq.shadow);
 err_count:
+	kfree(qp->anchor);
 	atomic_dec(&sdev->num_qps);
 	return err;
 }
@@ -715,10 +720,7 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	xa_erase(&sdev->qps, ibqp->qp_num);
 	sroce_mcast_qp_destroy(qp);
-	/* A lookup that found the QP before the erase ends its RCU section. */
-	synchronize_rcu();
-	sroce_qp_put(qp);
-	wait_for_completion(&qp->released);
+	sroce_anchor_retire(qp->anchor);
 
 	sroce_qp_cancel_flush(qp);
 	sroce_req_cleanup(qp);

@@ -10,7 +10,6 @@
 #include <linux/in6.h>
 #include <linux/mutex.h>
 #include <linux/if_ether.h>
-#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <net/dst_cache.h>
 #include <rdma/ib_verbs.h>
@@ -21,6 +20,7 @@
 #include "sroce_req.h"
 #include "sroce_resp.h"
 
+struct sroce_anchor;
 struct sroce_dev;
 
 /* Where a QP's packets go: resolved once, at modify_qp(IB_QP_AV). */
@@ -169,9 +169,11 @@ struct sroce_qp {
 	unsigned long flush_pending;
 	struct work_struct flush_work;
 
-	/* Lookups by QPN from the receive path hold a reference. */
-	refcount_t ref;
-	struct completion released;
+	/*
+	 * What sdev->qps and multicast groups point at (sroce_anchor.h):
+	 * lookups from the receive path hold a reference through it.
+	 */
+	struct sroce_anchor *anchor;
 };
 
 /* Bits of sroce_qp.flush_pending. */

@@ -105,9 +105,9 @@ static void addr_not_multicast(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_mcast_gid_to_addr(&g, &a), -EINVAL);
 }
 
-/* The table only compares QP pointers; these stand for four QPs. */
+/* The table only compares QP anchors; these stand for four QPs. */
 static char fake_qps[4];
-#define QP(i)	((struct sroce_qp *)&fake_qps[i])
+#define QP(i)	((struct sroce_anchor *)&fake_qps[i])
 
 static void table_limits(struct kunit *test)
 {
