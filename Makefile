@@ -16,7 +16,8 @@
 #   make check-all        make check and make check-trixie in one run
 #   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
-#   make bench            sroce vs rdma_rxe vs TCP in two QEMU guests
+#   make bench [BENCH="quick trains 3 duration=20"]
+#                         sroce vs rdma_rxe vs TCP in two QEMU guests
 #   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 #   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run
 #   make dkms-install     add, build and install the module with DKMS
@@ -85,7 +86,7 @@ kunit:
 	scripts/kunit.sh
 
 bench:
-	scripts/bench.sh
+	scripts/bench.sh $(BENCH)
 
 nvmeof: modules
 	scripts/vm-run.sh -n 2 -t 1800 -o out/nvmeof -f $(CURDIR)/sroce.ko \

@@ -21,6 +21,7 @@
 
 #include "sroce_cc_ops.h"
 #include "sroce_cc_params.h"
+#include "sroce_train.h"
 
 struct sroce_cc_param_desc {
 	const char *name;
@@ -139,6 +140,15 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * lossy RoCE guides use 26.
 	 */
 	SROCE_CC_PARAM(roce_dscp, 0, 63, 0),
+	/*
+	 * [SROCE] Send trains (sroce_train.c): runs of a message's packets
+	 * passed to the IP stack as one UDP GSO skb. 0 off; 1 where the
+	 * kernel segments them (IPv6, or a netdev without UDP segmentation
+	 * offload: a NIC may number IPv4 IDs, which the ICRC covers, its
+	 * own way); 2 always, for a NIC known to number them as Linux does.
+	 */
+	SROCE_CC_PARAM(tx_trains, SROCE_TRAIN_OFF, SROCE_TRAIN_ALWAYS,
+		       SROCE_TRAIN_AUTO),
 	/*
 	 * [SROCE] Congestion control of QPs that move to RTS from now on
 	 * (enum sroce_cc_algo): 0 DCQCN, as a ConnectX runs it; 1 TIMELY,

@@ -44,6 +44,7 @@ struct sroce_cc_params {
 	/* Data packets (sroce's own; mlx5 has no cc_params file for them). */
 	u32 ecn_enable;			/* bool: send data packets ECT(0) */
 	u32 roce_dscp;			/* DSCP when the traffic class has none */
+	u32 tx_trains;			/* enum sroce_train_mode */
 	/* Algorithm selection (sroce_cc_ops.h): taken by a QP at RTS. */
 	u32 cc_algo;			/* enum sroce_cc_algo */
 	/* TIMELY (sroce_cc_timely.c), for QPs with cc_algo 1. */

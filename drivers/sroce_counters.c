@@ -50,6 +50,8 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_MCAST_RCVD].name = "mcast_rcvd_pkts",
 	[SROCE_CNT_MCAST_COPIES].name = "mcast_rcvd_copies",
 	[SROCE_CNT_MCAST_NO_QP].name = "mcast_rcvd_no_qp",
+	/* sroce's own: UDP GSO skbs of two or more packets (sroce_train.c). */
+	[SROCE_CNT_SENT_TRAINS].name = "sent_trains",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -48,6 +48,7 @@ enum sroce_counter {
 	SROCE_CNT_MCAST_RCVD,		/* packets for a group with QPs here */
 	SROCE_CNT_MCAST_COPIES,		/* copies handed to attached QPs */
 	SROCE_CNT_MCAST_NO_QP,		/* dropped: no QP attached to the group */
+	SROCE_CNT_SENT_TRAINS,		/* send trains handed to the stack */
 	SROCE_NUM_COUNTERS
 };
 
@@ -59,6 +60,12 @@ static inline void sroce_counter_inc(struct sroce_counters *c,
 				     enum sroce_counter idx)
 {
 	atomic64_inc(&c->val[idx]);
+}
+
+static inline void sroce_counter_add(struct sroce_counters *c,
+				     enum sroce_counter idx, u64 n)
+{
+	atomic64_add(n, &c->val[idx]);
 }
 
 static inline u64 sroce_counter_read(struct sroce_counters *c,

@@ -46,8 +46,9 @@
 	(sizeof(struct ipv6hdr) + sizeof(struct udphdr) + SROCE_BTH_BYTES)
 
 /*
- * The length of the IP header at @l3hdr, or 0 if @len bytes there are not a
- * packet sroce can compute an ICRC for.
+ * The length of the IP header at @l3hdr, or 0 if the @len bytes there do
+ * not start with an IP header sroce can compute an ICRC for and a UDP
+ * header after it.
  */
 static unsigned int sroce_icrc_ip_hdr_len(const void *l3hdr, unsigned int len)
 {
@@ -74,36 +75,26 @@ static unsigned int sroce_icrc_ip_hdr_len(const void *l3hdr, unsigned int len)
 		return 0;
 	}
 
-	if (len < hlen + sizeof(struct udphdr) + SROCE_BTH_BYTES)
+	if (len < hlen + sizeof(struct udphdr))
 		return 0;
 	return hlen;
 }
 
-/**
- * sroce_icrc_compute() - compute the ICRC of a RoCEv2 packet
- * @l3hdr: the IPv4 header (without options) or IPv6 header (without
- *	   extension headers), followed by the UDP header, the BTH and the
- *	   rest of the packet
- * @len: bytes from @l3hdr up to, not including, the ICRC
- * @icrc: the result; store it with put_unaligned_le32()
- *
- * Return: 0, or -EINVAL if @l3hdr is not an IPv4 or IPv6 header sroce
- * supports or @len does not cover the IP, UDP and BTH headers.
+/*
+ * The ICRC over the IP header of @hlen bytes and the UDP header at @l3hdr,
+ * then the @len bytes at @bth (at least a BTH).
  */
-int sroce_icrc_compute(const void *l3hdr, unsigned int len, u32 *icrc)
+static u32 sroce_icrc_crc(const void *l3hdr, unsigned int hlen,
+			  const void *bth, unsigned int len)
 {
 	u8 buf[SROCE_ICRC_MASKED_MAX] __aligned(4);
-	unsigned int hlen = sroce_icrc_ip_hdr_len(l3hdr, len);
-	struct sroce_bth *bth;
+	unsigned int n = hlen + sizeof(struct udphdr);
+	struct sroce_bth *mbth;
 	struct udphdr *udph;
-	unsigned int n;
 	u32 crc;
 
-	if (!hlen)
-		return -EINVAL;
-
-	n = hlen + sizeof(*udph) + SROCE_BTH_BYTES;
 	memcpy(buf, l3hdr, n);
+	memcpy(buf + n, bth, SROCE_BTH_BYTES);
 
 	if (hlen == sizeof(struct iphdr)) {
 		struct iphdr *iph = (struct iphdr *)buf;
@@ -122,13 +113,61 @@ int sroce_icrc_compute(const void *l3hdr, unsigned int len, u32 *icrc)
 	udph = (struct udphdr *)(buf + hlen);
 	udph->check = SROCE_ICRC_ONES16;
 
-	bth = (struct sroce_bth *)(udph + 1);
-	bth->qpn |= cpu_to_be32(SROCE_BTH_FECN | SROCE_BTH_BECN |
-				SROCE_BTH_RESV6A_MASK);
+	mbth = (struct sroce_bth *)(udph + 1);
+	mbth->qpn |= cpu_to_be32(SROCE_BTH_FECN | SROCE_BTH_BECN |
+				 SROCE_BTH_RESV6A_MASK);
 
-	crc = crc32_le(SROCE_ICRC_SEED, buf, n);
-	crc = crc32_le(crc, (const u8 *)l3hdr + n, len - n);
-	*icrc = ~crc;
+	crc = crc32_le(SROCE_ICRC_SEED, buf, n + SROCE_BTH_BYTES);
+	crc = crc32_le(crc, (const u8 *)bth + SROCE_BTH_BYTES,
+		       len - SROCE_BTH_BYTES);
+	return ~crc;
+}
+
+/**
+ * sroce_icrc_compute() - compute the ICRC of a RoCEv2 packet
+ * @l3hdr: the IPv4 header (without options) or IPv6 header (without
+ *	   extension headers), followed by the UDP header, the BTH and the
+ *	   rest of the packet
+ * @len: bytes from @l3hdr up to, not including, the ICRC
+ * @icrc: the result; store it with put_unaligned_le32()
+ *
+ * Return: 0, or -EINVAL if @l3hdr is not an IPv4 or IPv6 header sroce
+ * supports or @len does not cover the IP, UDP and BTH headers.
+ */
+int sroce_icrc_compute(const void *l3hdr, unsigned int len, u32 *icrc)
+{
+	unsigned int hlen = sroce_icrc_ip_hdr_len(l3hdr, len);
+	unsigned int n = hlen + sizeof(struct udphdr);
+
+	if (!hlen || len < n + SROCE_BTH_BYTES)
+		return -EINVAL;
+	*icrc = sroce_icrc_crc(l3hdr, hlen, (const u8 *)l3hdr + n, len - n);
+	return 0;
+}
+
+/**
+ * sroce_icrc_compute_split() - compute the ICRC of a packet in two pieces
+ * @l3hdr: the IP header, as for sroce_icrc_compute(), and the UDP header
+ * @l3len: bytes at @l3hdr
+ * @bth: the BTH and the rest of the packet
+ * @len: bytes from @bth up to, not including, the ICRC
+ * @icrc: the result; store it with put_unaligned_le32()
+ *
+ * A send train (sroce_train.c) holds one copy of the IP and UDP headers,
+ * and each packet from its BTH on in a fragment of its own.
+ *
+ * Return: 0, or -EINVAL if @l3hdr is not an IPv4 or IPv6 header sroce
+ * supports, @l3len does not cover it and the UDP header, or @len does not
+ * cover the BTH.
+ */
+int sroce_icrc_compute_split(const void *l3hdr, unsigned int l3len,
+			     const void *bth, unsigned int len, u32 *icrc)
+{
+	unsigned int hlen = sroce_icrc_ip_hdr_len(l3hdr, l3len);
+
+	if (!hlen || len < SROCE_BTH_BYTES)
+		return -EINVAL;
+	*icrc = sroce_icrc_crc(l3hdr, hlen, bth, len);
 	return 0;
 }
 

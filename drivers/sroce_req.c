@@ -31,6 +31,7 @@
 #include "sroce_req.h"
 #include "sroce_seg.h"
 #include "sroce_trace.h"
+#include "sroce_train.h"
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
@@ -54,10 +55,19 @@ enum sroce_req_result {
 	SROCE_REQ_FAILED,	/* a WQE failed locally */
 };
 
-/* What the requester remembers about a built packet until it leaves. */
+/* What the requester remembers of a packet or train until it leaves. */
 struct sroce_req_cb {
-	u32 psn;
-	bool ack_req;		/* it asks for an answer (RTT sampling) */
+	u32 psn;		/* of its first packet */
+	u32 last_psn;		/* of its last packet */
+};
+
+/* The shape of one request packet, and what building it decided. */
+struct sroce_req_pkt {
+	const struct sroce_opcode_info *info;
+	int op;
+	u32 paylen;
+	bool last;		/* of its message */
+	bool ack_req;		/* it asks for an answer */
 };
 
 static inline struct sroce_req_cb *sroce_req_cb(struct sk_buff *skb)
@@ -114,27 +124,27 @@ static bool sroce_req_may_send(struct sroce_qp *qp, u64 now)
 }
 
 /*
- * Charge a built packet, as it will be on the wire, to congestion control,
- * and let the RTT sampler see it; @now is the batch's build time, a few
- * us before the packet leaves. Called before sroce_req_advance(), so
- * psn_high still tells a new PSN from a retransmitted one.
+ * Charge a built packet, @len bytes from BTH to ICRC, as it will be on the
+ * wire, to congestion control, and let the RTT sampler see it; @now is the
+ * batch's build time, a few us before the packet leaves. Called before
+ * sroce_req_advance(), so psn_high still tells a new PSN from a
+ * retransmitted one.
  */
-static void sroce_req_charge(struct sroce_qp *qp, struct sk_buff *skb,
-			     u64 now)
+static void sroce_req_charge(struct sroce_qp *qp, u32 psn, bool ack_req,
+			     unsigned int len, u64 now)
 {
 	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
-	struct sroce_req_cb *cb = sroce_req_cb(skb);
 	struct sroce_req *req = &qp->req;
 	struct sroce_cc_trace_snap snap;
-	u32 bytes = skb->len + sizeof(struct udphdr) + SROCE_ICRC_BYTES +
+	u32 bytes = len + sizeof(struct udphdr) +
 		    (qp->av.family == AF_INET6 ? sizeof(struct ipv6hdr) :
 						 sizeof(struct iphdr));
 
 	sroce_cc_trace_snap(&req->cc.rp, &snap);
 	sroce_cc_on_tx(&req->cc, p, bytes, now);
 	sroce_cc_trace_changed(qp->ibqp.qp_num, &req->cc.rp, p, &snap);
-	sroce_cc_on_send(&req->cc, cb->psn, sroce_psn_ge(cb->psn, req->psn_high),
-			 cb->ack_req, now);
+	sroce_cc_on_send(&req->cc, psn, sroce_psn_ge(psn, req->psn_high),
+			 ack_req, now);
 }
 
 void sroce_req_init(struct sroce_qp *qp)
@@ -393,50 +403,92 @@ static void sroce_req_ext_hdrs(struct sroce_qp *qp, struct sroce_swqe *wqe,
 }
 
 /*
- * Build the next packet of the WQE at cur. Returns the skb, NULL when out
- * of memory, or an ERR_PTR after recording a local error in the WQE.
- * Caller holds req.lock.
+ * The shape of the next packet of the WQE at cur. Returns false, with the
+ * WQE's status set, for an opcode that has none. Caller holds req.lock.
  */
-static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
-				       struct sroce_swqe *wqe)
+static bool sroce_req_shape(struct sroce_qp *qp, struct sroce_swqe *wqe,
+			    struct sroce_req_pkt *pkt)
 {
-	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct sroce_req *req = &qp->req;
-	const struct sroce_opcode_info *info;
 	bool rd_atomic = sroce_seg_is_rd_atomic(wqe->opcode);
-	u32 npkts = sroce_seg_npkts(wqe->length, qp->mtu);
-	struct sroce_bth_fields f = {};
-	u32 k = req->cur_pkt;
-	struct sk_buff *skb;
-	u32 paylen = 0;
-	bool last;
-	u8 *hdr;
+	u32 k = qp->req.cur_pkt;
 	int op;
-	int err;
 
-	last = rd_atomic || k + 1 == npkts;
-	op = sroce_seg_opcode(wqe->opcode, rd_atomic || !k, last);
+	pkt->last = rd_atomic ||
+		    k + 1 == sroce_seg_npkts(wqe->length, qp->mtu);
+	op = sroce_seg_opcode(wqe->opcode, rd_atomic || !k, pkt->last);
 	if (op < 0) {
 		wqe->status = IB_WC_LOC_QP_OP_ERR;
-		return ERR_PTR(-EINVAL);
+		return false;
 	}
 	/* UC opcodes are the RC ones in the UC transport (IBTA 9.2, table 38). */
 	if (qp->ibqp.qp_type == IB_QPT_UC)
 		op |= SROCE_TRANSPORT_UC;
-	info = sroce_opcode_info(op);
-	if (!rd_atomic)
-		paylen = sroce_seg_paylen(wqe->length, qp->mtu, k);
+	pkt->op = op;
+	pkt->info = sroce_opcode_info(op);
+	pkt->paylen = rd_atomic ? 0 : sroce_seg_paylen(wqe->length, qp->mtu, k);
+	return true;
+}
 
-	skb = sroce_xmit_alloc(qp, info->hdr_len, paylen, (void **)&hdr);
-	if (!skb)
-		return NULL;
+/* Bytes of a packet from its BTH through its ICRC. */
+static unsigned int sroce_req_pkt_len(const struct sroce_req_pkt *pkt)
+{
+	return pkt->info->hdr_len + pkt->paylen +
+	       sroce_pkt_pad_bytes(pkt->paylen) + SROCE_ICRC_BYTES;
+}
 
-	f.opcode = op;
-	f.pad = sroce_pkt_pad_bytes(paylen);
+/*
+ * Start a send train (sroce_train.c) at this packet? Only at one with a
+ * bare BTH, so that the packets after it are as long, and with more of
+ * its message to follow. Caller holds req.lock.
+ */
+static bool sroce_req_may_train(struct sroce_qp *qp, struct sroce_swqe *wqe,
+				const struct sroce_req_pkt *pkt)
+{
+	return !pkt->last && pkt->info->hdr_len == SROCE_BTH_BYTES &&
+	       sroce_train_wanted(qp);
+}
+
+/*
+ * Build the next packet of the WQE at cur, shaped as @pkt says: at the
+ * end of @train when there is one (the caller checked that it fits), in
+ * an skb of its own otherwise. Returns the skb that holds it, NULL when
+ * out of memory, or an ERR_PTR after recording a local error in the WQE.
+ * Caller holds req.lock.
+ */
+static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
+				       struct sroce_swqe *wqe,
+				       struct sroce_req_pkt *pkt,
+				       struct sk_buff *train)
+{
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	const struct sroce_opcode_info *info = pkt->info;
+	struct sroce_req *req = &qp->req;
+	struct sroce_bth_fields f = {};
+	u32 pad = sroce_pkt_pad_bytes(pkt->paylen);
+	u32 k = req->cur_pkt;
+	struct sk_buff *skb;
+	u8 *hdr;
+	int err;
+
+	if (train) {
+		hdr = sroce_train_add(train, sroce_req_pkt_len(pkt));
+		if (!hdr)
+			return NULL;
+		memset(hdr + info->hdr_len + pkt->paylen, 0, pad);
+		skb = train;
+	} else {
+		skb = sroce_xmit_alloc(qp, info->hdr_len, pkt->paylen,
+				       (void **)&hdr);
+		if (!skb)
+			return NULL;
+	}
+
+	f.opcode = pkt->op;
+	f.pad = pad;
 	f.pkey = SROCE_DEFAULT_PKEY;
 	f.qpn = qp->attr.dest_qp_num;
 	f.psn = req->psn;
-	f.se = last && (wqe->send_flags & IB_SEND_SOLICITED) &&
+	f.se = pkt->last && (wqe->send_flags & IB_SEND_SOLICITED) &&
 	       (info->flags & SROCE_OPF_SEND ||
 		info->hdrs & SROCE_HDRF_IMMDT);
 	/*
@@ -445,7 +497,8 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	 * the one that fills the window. And a new packet the RTT sampler
 	 * wants to tag.
 	 */
-	f.ack_req = last || req->probe || ++req->noack >= SROCE_REQ_ACK_EVERY ||
+	f.ack_req = pkt->last || req->probe ||
+		    ++req->noack >= SROCE_REQ_ACK_EVERY ||
 		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW ||
 		    (sroce_cc_wants_sample(&req->cc) &&
 		     sroce_psn_ge(req->psn, req->psn_high));
@@ -454,18 +507,21 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 		f.ack_req = false;
 	if (f.ack_req)
 		req->noack = 0;
+	pkt->ack_req = f.ack_req;
 	sroce_pkt_build_hdrs(hdr, &f);
 	sroce_req_ext_hdrs(qp, wqe, info, hdr, k);
 
-	if (paylen) {
+	if (pkt->paylen) {
 		u8 *dst = hdr + info->hdr_len;
 
 		if (wqe->inline_data) {
-			memcpy(dst, wqe->inline_buf + (size_t)k * qp->mtu, paylen);
+			memcpy(dst, wqe->inline_buf + (size_t)k * qp->mtu,
+			       pkt->paylen);
 		} else {
 			err = sroce_sge_copy(sdev, qp->ibqp.pd, &req->cursor, dst,
-					     paylen, 0, SROCE_FROM_MR);
+					     pkt->paylen, 0, SROCE_FROM_MR);
 			if (err) {
+				/* A train holds only this message's packets. */
 				kfree_skb(skb);
 				wqe->status = err == -EFAULT ?
 						   IB_WC_LOC_PROT_ERR :
@@ -474,8 +530,9 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 			}
 		}
 	}
-	sroce_req_cb(skb)->psn = req->psn;
-	sroce_req_cb(skb)->ack_req = f.ack_req;
+	if (skb != train || skb_shinfo(skb)->nr_frags == 1)
+		sroce_req_cb(skb)->psn = req->psn;
+	sroce_req_cb(skb)->last_psn = req->psn;
 	return skb;
 }
 
@@ -545,17 +602,26 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	return req->cur != req->head;
 }
 
-/* Build up to SROCE_REQ_BATCH packets onto @list. Caller holds req.lock. */
-static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
-					    struct sk_buff_head *list)
+/*
+ * Build up to SROCE_REQ_BATCH packets onto @list; *@train is the send
+ * train being filled, if any, for the caller to queue behind them.
+ * Caller holds req.lock.
+ */
+static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
+					      struct sk_buff_head *list,
+					      struct sk_buff **train)
 {
 	struct sroce_req *req = &qp->req;
 	u64 now = ktime_get_ns();
+	struct sroce_req_pkt pkt;
 	enum ib_qp_state state;
 	struct sroce_swqe *wqe;
 	struct sk_buff *skb;
+	unsigned int built;
+	unsigned int len;
+	u32 psn;
 
-	while (skb_queue_len(list) < SROCE_REQ_BATCH) {
+	for (built = 0; built < SROCE_REQ_BATCH; built++) {
 		if (req->stopped || req->rnr_wait)
 			return SROCE_REQ_IDLE;
 		if (sroce_req_window_full(req))
@@ -603,16 +669,49 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 						      wqe->num_sge);
 		}
 
-		skb = sroce_req_build(qp, wqe);
-		if (IS_ERR(skb))
+		if (!sroce_req_shape(qp, wqe, &pkt))
 			return SROCE_REQ_FAILED;
+		len = sroce_req_pkt_len(&pkt);
+		if (*train && !sroce_train_fits(*train, len)) {
+			__skb_queue_tail(list, *train);
+			*train = NULL;
+		}
+		if (!*train && sroce_req_may_train(qp, wqe, &pkt))
+			*train = sroce_xmit_alloc_train(qp);
+
+		psn = req->psn;
+		skb = sroce_req_build(qp, wqe, &pkt, *train);
+		if (IS_ERR(skb)) {
+			*train = NULL;
+			return SROCE_REQ_FAILED;
+		}
 		if (!skb)
 			return SROCE_REQ_BACKOFF;
-		sroce_req_charge(qp, skb, now);
-		__skb_queue_tail(list, skb);
+		if (skb != *train)
+			__skb_queue_tail(list, skb);
+		sroce_req_charge(qp, psn, pkt.ack_req, len, now);
 		sroce_req_advance(qp, wqe);
+		/* A train carries one message. */
+		if (*train && !req->cur_pkt) {
+			__skb_queue_tail(list, *train);
+			*train = NULL;
+		}
 	}
 	return SROCE_REQ_MORE;
+}
+
+static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
+					    struct sk_buff_head *list)
+{
+	struct sk_buff *train = NULL;
+	enum sroce_req_result res;
+
+	res = __sroce_req_fill(qp, list, &train);
+	if (train && skb_shinfo(train)->nr_frags)
+		__skb_queue_tail(list, train);
+	else
+		kfree_skb(train);
+	return res;
 }
 
 bool sroce_req_pushed_back(struct sroce_qp *qp, int err)
@@ -649,7 +748,7 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 	bool sent = false;
 	struct sk_buff *skb;
 	u32 sent_psn = 0;
-	u32 psn;
+	u32 psn, last_psn;
 
 	while ((skb = __skb_dequeue(list))) {
 		if (READ_ONCE(req->gen) != gen) {
@@ -657,9 +756,10 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 			continue;
 		}
 		psn = sroce_req_cb(skb)->psn;
+		last_psn = sroce_req_cb(skb)->last_psn;
 		if (!sroce_req_pushed_back(qp, sroce_xmit(qp, skb))) {
 			sent = true;
-			sent_psn = psn;
+			sent_psn = last_psn;
 			continue;
 		}
 

@@ -35,6 +35,7 @@
 #include "sroce_seg.h"
 #include "sroce_srq.h"
 #include "sroce_ud.h"
+#include "sroce_train.h"
 #include "sroce_xmit.h"
 
 /* Control requests for the runner, in sroce_resp.ctl. */
@@ -428,19 +429,81 @@ static int sroce_resp_send_ack(struct sroce_qp *qp, u8 opcode, u8 syndrome,
 	return sroce_xmit(qp, skb) == -ENOBUFS ? -ENOBUFS : 0;
 }
 
+/* Advance a READ response stream past @n packets of @paylen bytes sent. */
+static void sroce_resp_read_sent(struct sroce_resp_out *o, u32 n, u32 paylen)
+{
+	o->first = false;
+	o->va += (u64)n * paylen;
+	o->resid -= n * paylen;
+	o->psn = sroce_psn_add(o->psn, n);
+}
+
 /*
- * The next packet of a READ response stream; advances it once sent.
- * Returns -EACCES, sending nothing, when the R_Key no longer grants the
- * memory this packet reads.
+ * The next @n (at least 2) READ RESPONSE MIDDLE packets of a stream as one
+ * send train (sroce_train.c); advances the stream once sent. Returns @n,
+ * or -EACCES, sending nothing, when the R_Key no longer grants the memory
+ * one of them reads, or -ENOBUFS.
  */
-static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
+static int sroce_resp_send_read_train(struct sroce_qp *qp,
+				      struct sroce_resp_out *o, u32 n)
+{
+	u32 len = SROCE_BTH_BYTES + o->mtu + SROCE_ICRC_BYTES;
+	struct sroce_mr_op op = {
+		.kind = SROCE_MR_OP_FROM,
+		.len = o->mtu,
+	};
+	struct sk_buff *skb;
+	u8 *hdr;
+	u32 i;
+
+	skb = sroce_xmit_alloc_train(qp);
+	if (!skb)
+		return -ENOBUFS;
+	for (i = 0; i < n; i++) {
+		hdr = sroce_train_add(skb, len);
+		if (!hdr) {
+			kfree_skb(skb);
+			return -ENOBUFS;
+		}
+		sroce_resp_fill_bth(qp, hdr, SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+				    sroce_psn_add(o->psn, i), o->mtu);
+		op.buf = hdr + SROCE_BTH_BYTES;
+		if (sroce_rkey_access(qp, o->rkey, IB_ACCESS_REMOTE_READ,
+				      o->va + (u64)i * o->mtu, &op)) {
+			kfree_skb(skb);
+			return -EACCES;
+		}
+	}
+	if (sroce_xmit(qp, skb) == -ENOBUFS)
+		return -ENOBUFS;
+	sroce_resp_read_sent(o, n, o->mtu);
+	return n;
+}
+
+/*
+ * The next packets of a READ response stream, at most @max of them, as a
+ * send train where several MIDDLE packets follow; advances the stream once
+ * sent. Returns the packets sent, -ENOBUFS, or -EACCES, sending nothing,
+ * when the R_Key no longer grants the memory a packet reads.
+ */
+static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o,
+				int max)
 {
 	u8 opcode = sroce_resp_read_opcode(o->first, o->resid, o->mtu);
 	const struct sroce_opcode_info *info = sroce_opcode_info(opcode);
 	u32 paylen = min(o->resid, o->mtu);
 	struct sk_buff *skb;
+	u32 middles;
 	void *hdr;
 	u8 *pay;
+
+	/* MIDDLEs carry a bare BTH and a whole MTU; the LAST is longer. */
+	if (opcode == SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE) {
+		middles = min3((o->resid - 1) / o->mtu, (u32)max,
+			       SROCE_TRAIN_MAX_SEGS);
+		if (middles >= 2 && sroce_train_wanted(qp))
+			return sroce_resp_send_read_train(qp, o, middles);
+	}
 
 	skb = sroce_xmit_alloc(qp, info->hdr_len, paylen, &hdr);
 	if (!skb)
@@ -468,12 +531,8 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o)
 
 	if (sroce_xmit(qp, skb) == -ENOBUFS)
 		return -ENOBUFS;
-
-	o->first = false;
-	o->va += paylen;
-	o->resid -= paylen;
-	o->psn = sroce_psn_add(o->psn, 1);
-	return 0;
+	sroce_resp_read_sent(o, 1, paylen);
+	return 1;
 }
 
 static void sroce_resp_out_clear(struct sroce_resp_out *o)
@@ -540,16 +599,17 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
 		do {
 			if (*budget <= 0)
 				return -EAGAIN;
-			err = sroce_resp_send_read(qp, o);
+			err = sroce_resp_send_read(qp, o, *budget);
 			if (err == -EACCES) {
 				/* The NAK that replaces it goes next. */
 				sroce_resp_read_revoked(qp);
 				return 0;
 			}
-			if (err)
+			if (err < 0)
 				return err;
-			(*budget)--;
+			*budget -= err;
 		} while (o->resid);
+		err = 0;
 		break;
 	default:
 		return 0;

@@ -35,6 +35,7 @@
 #include "sroce_pkt.h"
 #include "sroce_qp.h"
 #include "sroce_recv.h"
+#include "sroce_train.h"
 #include "sroce_xmit.h"
 
 /* Loopback packets waiting for the outermost delivery on this CPU. */
@@ -83,33 +84,51 @@ static unsigned int sroce_xmit_l3_len(const struct sroce_av *av)
 					sizeof(struct iphdr);
 }
 
+/* An skb for @qp's packets to @av with @room bytes after the headers. */
+static struct sk_buff *sroce_xmit_skb(struct sroce_qp *qp,
+				      const struct sroce_av *av,
+				      unsigned int room)
+{
+	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sroce_xmit_l3_len(av) +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(head + room, GFP_ATOMIC);
+	if (unlikely(!skb))
+		return NULL;
+	skb_reserve(skb, head);
+	skb->dev = ndev;
+	skb->protocol = av->family == AF_INET6 ? htons(ETH_P_IPV6) :
+						 htons(ETH_P_IP);
+	skb->priority = rt_tos2priority(sroce_xmit_tos(qp, av));
+	return skb;
+}
+
 struct sk_buff *sroce_xmit_alloc_av(struct sroce_qp *qp,
 				    const struct sroce_av *av,
 				    unsigned int hdr_len, unsigned int paylen,
 				    void **bth)
 {
 	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sroce_xmit_l3_len(av) +
-			    sizeof(struct udphdr);
 	unsigned int pad = sroce_pkt_pad_bytes(paylen);
 	unsigned int len = hdr_len + paylen + pad;
 	struct sk_buff *skb;
 	u8 *p;
 
-	skb = alloc_skb(head + len + SROCE_ICRC_BYTES + ndev->needed_tailroom,
-			GFP_ATOMIC);
+	skb = sroce_xmit_skb(qp, av, len + SROCE_ICRC_BYTES +
+			     ndev->needed_tailroom);
 	if (unlikely(!skb))
 		return NULL;
-	skb_reserve(skb, head);
 	p = skb_put(skb, len);
 	memset(p + hdr_len + paylen, 0, pad);
-
-	skb->dev = ndev;
-	skb->protocol = av->family == AF_INET6 ? htons(ETH_P_IPV6) :
-						 htons(ETH_P_IP);
-	skb->priority = rt_tos2priority(sroce_xmit_tos(qp, av));
 	*bth = p;
 	return skb;
+}
+
+struct sk_buff *sroce_xmit_alloc_train(struct sroce_qp *qp)
+{
+	return sroce_xmit_skb(qp, &qp->av, 0);
 }
 
 struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
@@ -126,7 +145,7 @@ static void sroce_xmit_udp(struct sk_buff *skb, u16 sport)
 	skb_reset_transport_header(skb);
 	uh->source = htons(sport);
 	uh->dest = htons(SROCE_UDP_PORT);
-	uh->len = htons(skb->len + SROCE_ICRC_BYTES);
+	uh->len = htons(skb->len);
 	/* RoCEv2 leaves it 0 over IPv6 too; the ICRC covers the packet. */
 	uh->check = 0;
 }
@@ -141,7 +160,7 @@ static void sroce_xmit_ipv4(const struct sroce_av *av, struct sk_buff *skb,
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
 	iph->tos = tos;
-	iph->tot_len = htons(skb->len + SROCE_ICRC_BYTES);
+	iph->tot_len = htons(skb->len);
 	/* DF set: id 0, as ip_select_ident() would choose without a socket. */
 	iph->id = 0;
 	iph->frag_off = htons(IP_DF);
@@ -161,7 +180,7 @@ static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
 	skb_reset_network_header(skb);
 	/* Flow label 0 on the wire, as rdma_rxe: the UDP port is the entropy. */
 	ip6_flow_hdr(ip6h, tos, 0);
-	ip6h->payload_len = htons(skb->len - sizeof(*ip6h) + SROCE_ICRC_BYTES);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 	ip6h->nexthdr = IPPROTO_UDP;
 	ip6h->hop_limit = av->hop_limit ?: IPV6_DEFAULT_HOPLIMIT;
 	ip6h->saddr = av->saddr.v6;
@@ -323,6 +342,28 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
 	local_bh_enable();
 }
 
+/*
+ * The same for what may be a train: this host receives packet by packet,
+ * so the kernel's segmentation cuts it first, as it would on the wire.
+ */
+static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
+{
+	struct sk_buff *segs, *next;
+
+	if (!skb_is_gso(skb)) {
+		sroce_xmit_loop(sdev, skb);
+		return;
+	}
+	segs = skb_gso_segment(skb, 0);
+	consume_skb(skb);
+	if (IS_ERR_OR_NULL(segs))
+		return;
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		sroce_xmit_loop(sdev, skb);
+	}
+}
+
 static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 			struct dst_cache *cache, struct sk_buff *skb, u8 tos,
 			u16 sport)
@@ -333,13 +374,20 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	bool local = false;
 	int err;
 
+	/* A train's packets hold their ICRCs; one packet's goes at its end. */
+	if (!skb_is_nonlinear(skb))
+		skb_put(skb, SROCE_ICRC_BYTES);
 	sroce_xmit_udp(skb, sport);
 	if (av->family == AF_INET6)
 		sroce_xmit_ipv6(av, skb, tos);
 	else
 		sroce_xmit_ipv4(av, skb, tos);
-	skb_put(skb, SROCE_ICRC_BYTES);
-	if (sroce_icrc_append(skb->data, skb->len - SROCE_ICRC_BYTES)) {
+	if (skb_is_nonlinear(skb))
+		err = sroce_train_seal(skb);
+	else
+		err = sroce_icrc_append(skb->data,
+					skb->len - SROCE_ICRC_BYTES);
+	if (err) {
 		kfree_skb(skb);
 		return -EINVAL;
 	}
@@ -352,11 +400,17 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	sroce_counter_inc(&sdev->counters, SROCE_CNT_SENT_PKTS);
+	if (skb_is_gso(skb)) {
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_SENT_TRAINS);
+		sroce_counter_add(&sdev->counters, SROCE_CNT_SENT_PKTS,
+				  skb_shinfo(skb)->gso_segs);
+	} else {
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_SENT_PKTS);
+	}
 
 	if (local) {
 		dst_release(dst);
-		sroce_xmit_loop(sdev, skb);
+		sroce_xmit_loop_segs(sdev, skb);
 		return 0;
 	}
 

@@ -27,6 +27,13 @@ struct sk_buff *sroce_xmit_alloc(struct sroce_qp *qp, unsigned int hdr_len,
 				 unsigned int paylen, void **bth);
 
 /*
+ * sroce_xmit_alloc_train() - an skb for a send train to @qp's peer, with
+ * room for the headers and no data: sroce_train_add() adds the packets.
+ * Returns NULL when out of memory. Context: any.
+ */
+struct sk_buff *sroce_xmit_alloc_train(struct sroce_qp *qp);
+
+/*
  * sroce_xmit_alloc_av(), sroce_xmit_av() - the same for a packet that goes
  * where @av says rather than to the QP's peer (UD: the WQE's AH).
  */

@@ -106,6 +106,22 @@ static void icrc_matches_known_packets(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, sroce_icrc_compute(f->bytes, len, &icrc), 0);
 	KUNIT_EXPECT_EQ(test, icrc, f->icrc);
 
+	/* The same with the IP and UDP headers kept apart (a send train). */
+	memcpy(buf, f->bytes, f->ip_hdr_len + 8);
+	KUNIT_ASSERT_EQ(test, sroce_icrc_compute_split(buf, f->ip_hdr_len + 8,
+						       f->bytes + f->ip_hdr_len + 8,
+						       len - f->ip_hdr_len - 8,
+						       &icrc), 0);
+	KUNIT_EXPECT_EQ(test, icrc, f->icrc);
+	/* Headers cut short, a piece shorter than a BTH. */
+	KUNIT_EXPECT_EQ(test, sroce_icrc_compute_split(buf, f->ip_hdr_len + 7,
+						       f->bytes + f->ip_hdr_len + 8,
+						       len - f->ip_hdr_len - 8,
+						       &icrc), -EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_icrc_compute_split(buf, f->ip_hdr_len + 8,
+						       f->bytes + f->ip_hdr_len + 8,
+						       11, &icrc), -EINVAL);
+
 	/* Appended least significant byte first: the bytes on the wire. */
 	memcpy(buf, f->bytes, len);
 	memset(buf + len, 0, SROCE_ICRC_BYTES);

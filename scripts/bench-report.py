@@ -42,8 +42,9 @@ def main():
         if math.isfinite(v):
             vals.setdefault(key, []).append(v)
         cpu = cpu_server.get((r["round"],) + key)
-        if cpu is not None:
-            cpus.setdefault(key, []).append(cpu)
+        moved = float(r.get("bytes") or 0)
+        if cpu is not None and moved > 0:
+            cpus.setdefault(key, []).append(cpu / (moved / 1e9))
 
     def val(impl, test, size):
         v = vals.get((impl, test, size))
@@ -53,40 +54,52 @@ def main():
         v = vals.get((impl, test, size))
         return f"{min(v):g}-{max(v):g}" if v and len(v) > 1 else ""
 
+    def ratio(a, b):
+        return f"{a / b:.2f}" if a and b else ""
+
+    def cpu_per_gb(impl, test, size):
+        c = cpus.get((impl, test, size))
+        return f"{median(c):.0f}" if c and test in PASSIVE_SERVER else ""
+
     tcp = val("tcp", "iperf3", "0")
+    impls = [i for i in ("sroce", "sroce-notrain", "rxe")
+             if any(k[0] == i for k in units)]
     tests = sorted({(t, s) for (i, t, s) in units if i != "tcp"},
                    key=lambda x: (x[0], int(x[1])))
     rounds = len({r["round"] for r in load(client)} - {"0"})
     out = []
-    hdr = ["test", "size", "unit", "sroce", "sroce_range", "rxe", "rxe_range",
-           "sroce/rxe", "sroce/tcp", "sroce_srv_cpu_s_per_GB", "rxe_srv_cpu_s_per_GB"]
+    hdr = ["test", "size", "unit"]
+    for i in impls:
+        hdr += [i, f"{i}_range"]
+    hdr += ["sroce/rxe", "sroce/tcp"]
+    if "sroce-notrain" in impls:
+        hdr += ["sroce/notrain"]
+    hdr += [f"{i}_srv_cpu_s_per_GB" for i in impls]
     for test, size in tests:
-        unit = units.get(("sroce", test, size)) or units.get(("rxe", test, size))
-        s, x = val("sroce", test, size), val("rxe", test, size)
-        ratio = f"{s / x:.2f}" if s and x else ""
-        vs_tcp = f"{s / tcp:.2f}" if s and tcp and unit == "MB/s" else ""
-
-        def cpu_per_gb(impl):
-            c = cpus.get((impl, test, size))
-            if not c or test not in PASSIVE_SERVER:
-                return ""
-            # bench.sh moves about 6 MiB per run (at least 20 messages).
-            moved = max(6 * 1024 * 1024 // int(size), 20) * int(size)
-            return f"{median(c) / (moved / 1e9):.0f}"
-        out.append([test, size, unit, "" if s is None else f"{s:.2f}", spread("sroce", test, size),
-                    "" if x is None else f"{x:.2f}", spread("rxe", test, size), ratio, vs_tcp,
-                    cpu_per_gb("sroce"), cpu_per_gb("rxe")])
+        unit = next((units[(i, test, size)] for i in impls if (i, test, size) in units), "")
+        s = val("sroce", test, size)
+        row = [test, size, unit]
+        for i in impls:
+            v = val(i, test, size)
+            row += ["" if v is None else f"{v:.2f}", spread(i, test, size)]
+        row += [ratio(s, val("rxe", test, size)), ratio(s, tcp) if unit == "MB/s" else ""]
+        if "sroce-notrain" in impls:
+            row += [ratio(s, val("sroce-notrain", test, size))]
+        row += [cpu_per_gb(i, test, size) for i in impls]
+        out.append(row)
 
     with open(f"{outdir}/bench.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(hdr)
         w.writerows(out)
-        w.writerow(["iperf3_tcp", "", "MB/s"] + ["" if tcp is None else tcp] + [""] * 7)
+        w.writerow(["iperf3_tcp", "", "MB/s"] + ["" if tcp is None else tcp] +
+                   [""] * (len(hdr) - 4))
 
     widths = [max(len(str(r[i])) for r in [hdr] + out) for i in range(len(hdr))]
     for r in [hdr] + out:
         print("  ".join(str(c).rjust(widths[i]) for i, c in enumerate(r)))
-    print(f"medians over {rounds} alternating rounds (latency: 3 runs a round); *_range: min-max; "
+    print(f"medians over {rounds} alternating round(s) (latency: 3 runs a round); "
+          "*_range: min-max; latency ratios: sroce time over the other's (lower is better); "
           "srv_cpu: CPU seconds of the passive server guest per GB moved")
     print(f"TCP (iperf3) on the same link: {tcp} MB/s" if tcp else "TCP: no result")
 
@@ -101,7 +114,7 @@ def main():
     fig, axes = plt.subplots(1, max(len(bw), 1), figsize=(5 * max(len(bw), 1), 4), squeeze=False)
     for ax, test in zip(axes[0], sorted(bw)):
         sizes = [int(s) for t, s in tests if t == test]
-        for impl in ("sroce", "rxe"):
+        for impl in impls:
             ys = [val(impl, test, str(s)) for s in sizes]
             ax.plot(sizes, [y if y is not None else float("nan") for y in ys], marker="o", label=impl)
         if tcp:

@@ -7,9 +7,11 @@
 # writes it as out/bench/bench.csv and out/bench/bench.png (with Debian's
 # python3 and python3-matplotlib).
 #
-#   scripts/bench.sh [quick] [ROUNDS]
-# quick: two sizes per bandwidth test; ROUNDS (1-9, default 2): sroce and
-# rxe alternate that many times and the table shows the median and range.
+#   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains]
+# quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
+# and rxe alternate that many times and the table shows the median and
+# range; each bandwidth point runs S seconds (default 20: the steady
+# state); trains: sroce with send trains off too (sroce-notrain).
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail
@@ -21,7 +23,7 @@ out=$SROCE_TOP/out/bench
 rm -rf "$out"
 mkdir -p "$out"
 make -C "$SROCE_TOP" >&2 || die "build failed"
-"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 3000 -o "$out/run" -f "$SROCE_TOP/sroce.ko" \
+"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 10800 -o "$out/run" -f "$SROCE_TOP/sroce.ko" \
 	"$SROCE_TOP/scripts/tests/bench.sh" "$@"
 rc=$?
 /usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \

@@ -7,39 +7,47 @@
 # alternating rounds (sroce, rxe, sroce, rxe...) so that a load change on
 # the host shows as spread rather than as a difference. Guest 0 serves,
 # guest 1 is the client. Each guest writes /job/bench.csv with one row per
-# run: round,impl,test,size,value,unit,cpu_s (value only on the client;
-# cpu_s is this guest's busy CPU time during the run).
+# run: round,impl,test,size,value,unit,cpu_s,bytes (value and bytes only on
+# the client; cpu_s is this guest's busy CPU time during the run, bytes
+# what the run moved).
 #
-#   bench.sh [quick] [ROUNDS]   quick: fewer sizes; ROUNDS: default 2
+#   bench.sh [quick] [ROUNDS] [duration=S] [trains]
+#
+# quick: 64 KiB only; ROUNDS: default 1. Each bandwidth point runs for S
+# seconds (perftest's duration mode, default 20), so that it shows the
+# steady state, not the start-up. trains: sroce also runs with send
+# trains off (tx_trains 0), as impl sroce-notrain.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
-quick='' rounds=2
+quick='' rounds=1 duration=20 impls=(sroce rxe)
 for arg in "$@"; do
 	case $arg in
 	quick) quick=1 ;;
 	[1-9]) rounds=$arg ;;
+	duration=[1-9]*) duration=${arg#duration=} ;;
+	trains) impls=(sroce sroce-notrain rxe) ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
 done
 csv=/job/bench.csv
-echo "round,impl,test,size,value,unit,cpu_s" >"$csv"
+echo "round,impl,test,size,value,unit,cpu_s,bytes" >"$csv"
 round=0
 port=19000
-TOOL_TIMEOUT=300
+TOOL_TIMEOUT=$((duration * 3 + 120))
 
 # busy_jiffies: non-idle CPU time of this guest so far, in USER_HZ ticks.
 busy_jiffies() {
 	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
 }
 
-# record IMPL TEST SIZE VALUE UNIT START_JIFFIES
+# record IMPL TEST SIZE VALUE UNIT START_JIFFIES [BYTES]
 record() {
 	local cpu
 	cpu=$(awk -v a="$6" -v b="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" \
 		'BEGIN { printf "%.3f", (b - a) / hz }')
-	echo "$round,$1,$2,$3,$4,$5,$cpu" >>"$csv"
+	echo "$round,$1,$2,$3,$4,$5,$cpu,${7:-}" >>"$csv"
 }
 
 # perftest_value TOOL LOG: MB/s average for *_bw, typical usec for *_lat.
@@ -50,11 +58,21 @@ perftest_value() {
 	esac
 }
 
-# run IMPL TOOL SIZE ITERS
+# perftest_bytes LOG: bytes moved (size times iterations) by a *_bw run.
+perftest_bytes() {
+	awk '$1 ~ /^[0-9]+$/ && NF >= 5 { v = $1 * $2 } END { printf "%.0f", v }' "$1"
+}
+
+# run IMPL TOOL SIZE: a bandwidth test for $duration s, or 1000 latency
+# iterations; on device $dev.
 run() {
-	local impl=$1 tool=$2 size=$3 iters=$4 dev=${1}0 gid start log args val
+	local impl=$1 tool=$2 size=$3 gid start log args val
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
-	args="-d $dev -x $gid -p $port -F -s $size -n $iters"
+	args="-d $dev -x $gid -p $port -F -s $size"
+	case $tool in
+	*_bw) args="$args -D $duration" ;;
+	*) args="$args -n 1000" ;;
+	esac
 	log=/job/$round-$impl-$tool-$size
 	barrier "$impl-$tool-$size-start"
 	start=$(busy_jiffies)
@@ -70,9 +88,10 @@ run() {
 		# shellcheck disable=SC2086
 		timeout $TOOL_TIMEOUT "$tool" $args "$PEER_IP4" >"$log.client" 2>&1
 		val=$(perftest_value "$tool" "$log.client")
-		check "$impl $tool -s $size -n $iters" test -n "$val"
+		check "$impl $tool -s $size" test -n "$val"
 		case $tool in
-		*_bw) record "$impl" "$tool" "$size" "$val" MB/s "$start" ;;
+		*_bw) record "$impl" "$tool" "$size" "$val" MB/s "$start" \
+			"$(perftest_bytes "$log.client")" ;;
 		*) record "$impl" "$tool" "$size" "$val" usec "$start" ;;
 		esac
 	fi
@@ -90,34 +109,38 @@ if [ "$GUEST_ID" = 0 ]; then
 else
 	barrier tcp-up
 	sleep 1
-	iperf3 -c "$PEER_IP4" -t 5 -J >/job/iperf3.json 2>&1
+	iperf3 -c "$PEER_IP4" -t "$duration" -J >/job/iperf3.json 2>&1
 	val=$(python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 8e6))' /job/iperf3.json)
 	check "iperf3 TCP" test -n "$val"
 	record tcp iperf3 0 "$val" MB/s "$start"
 fi
 
-sizes="1024 4096 16384 65536 262144 1048576"
-[ -n "$quick" ] && sizes="4096 65536"
+sizes="1024 4096 16384 65536 262144 1048576 4194304"
+[ -n "$quick" ] && sizes="65536"
 for round in $(seq "$rounds"); do
-	for impl in sroce rxe; do
-		check "load $impl" load_link_module "$impl" || continue
-		check "add ${impl}0" rdma link add "${impl}0" type "$impl" netdev eth0
-		wait_port_active "${impl}0"
+	for impl in "${impls[@]}"; do
+		type=${impl%-notrain}
+		dev=${type}0
+		check "load $type" load_link_module "$type" || continue
+		check "add $dev" rdma link add "$dev" type "$type" netdev eth0
+		wait_port_active "$dev"
+		if [ "$impl" = sroce-notrain ]; then
+			check "tx_trains 0" sh -c \
+				"echo 0 >/sys/class/infiniband/$dev/ports/1/cc_params/tx_trains"
+		fi
 		for tool in ib_write_bw ib_send_bw ib_read_bw; do
 			for size in $sizes; do
-				# About 6 MiB per run, at least 20 messages.
-				iters=$((6 * 1024 * 1024 / size))
-				[ $iters -ge 20 ] || iters=20
-				run "$impl" "$tool" "$size" "$iters"
+				run "$impl" "$tool" "$size"
 			done
 		done
 		# A latency figure moves most with the host's load: three each.
 		for _ in 1 2 3; do
-			run "$impl" ib_send_lat 2 1000
-			run "$impl" ib_write_lat 2 1000
+			run "$impl" ib_send_lat 2
+			run "$impl" ib_write_lat 2
 		done
-		rdma link delete "${impl}0"
-		case $impl in
+		[ "$type" != sroce ] || dump_counters "$dev"
+		rdma link delete "$dev"
+		case $type in
 		sroce) rmmod sroce ;;
 		rxe) rmmod rdma_rxe ;;
 		esac

@@ -149,5 +149,11 @@ if [ -n "${tcpdump_pid:-}" ]; then
 	wait "$tcpdump_pid"
 fi
 dump_counters "$dev"
+# Every tool but the atomics sends messages of several packets, which an
+# sroce device sends as trains (tx_trains 1, on a virtio link).
+if [ "$mytype" = sroce ]; then
+	check "sroce sent send trains" \
+		test "$(cat /sys/class/infiniband/"$dev"/ports/1/hw_counters/sent_trains)" -gt 0
+fi
 rdma link delete "$dev"
 summary
