@@ -354,6 +354,7 @@ static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
 		sroce_xmit_loop(sdev, skb);
 		return;
 	}
+	memset(skb->cb, 0, sizeof(skb->cb));
 	segs = skb_gso_segment(skb, 0);
 	consume_skb(skb);
 	if (IS_ERR_OR_NULL(segs))
