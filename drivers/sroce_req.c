@@ -441,7 +441,7 @@ static unsigned int sroce_req_pkt_len(const struct sroce_req_pkt *pkt)
  * bare BTH, so that the packets after it are as long, and with more of
  * its message to follow. Caller holds req.lock.
  */
-static bool sroce_req_may_train(struct sroce_qp *qp, struct sroce_swqe *wqe,
+static bool sroce_req_may_train(struct sroce_qp *qp,
 				const struct sroce_req_pkt *pkt)
 {
 	return !pkt->last && pkt->info->hdr_len == SROCE_BTH_BYTES &&
@@ -676,7 +676,7 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 			__skb_queue_tail(list, *train);
 			*train = NULL;
 		}
-		if (!*train && sroce_req_may_train(qp, wqe, &pkt))
+		if (!*train && sroce_req_may_train(qp, &pkt))
 			*train = sroce_xmit_alloc_train(qp);
 
 		psn = req->psn;
