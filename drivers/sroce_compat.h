@@ -20,6 +20,11 @@
 #include <asm/unaligned.h>
 #endif
 
+/* 6.4 moved skb_gso_segment() from linux/netdevice.h to net/gso.h. */
+#ifdef SROCE_KAPI_NET_GSO_H
+#include <net/gso.h>
+#endif
+
 /*
  * 6.11 gave create_cq the uverbs attribute bundle instead of the udata
  * (NULL for a kernel CQ in both); the driver's udata lives inside it.

@@ -29,6 +29,7 @@
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
 
+#include "sroce_compat.h"
 #include "sroce_counters.h"
 #include "sroce_dev.h"
 #include "sroce_icrc.h"

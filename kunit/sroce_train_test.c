@@ -16,6 +16,7 @@
 #include <net/ip6_checksum.h>
 #include <rdma/ib_pack.h>
 
+#include "sroce_compat.h"
 #include "sroce_icrc.h"
 #include "sroce_pkt.h"
 #include "sroce_train.h"
