@@ -16,7 +16,7 @@
 #   make check-all        make check and make check-trixie in one run
 #   make check-cc         the long ECN/DCQCN guest experiments, with plots
 #   make kunit            KUnit suites only, in QEMU
-#   make bench [BENCH="quick trains 3 duration=20"]
+#   make bench [BENCH="quick trains window loss=2 3 duration=20"]
 #                         sroce vs rdma_rxe vs TCP in two QEMU guests
 #   make nvmeof           the long NVMe-oF fio verify run in two QEMU guests
 #   make fuzz [SEED=N]    the long hostile-packet and user-ring fuzz run

@@ -165,6 +165,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
+	sroce_req_win_ack(&req->win, req->una);
 	req->retry_left = qp->attr.retry_cnt;
 	req->rnr_left = qp->attr.rnr_retry;
 	req->nak_valid = false;
@@ -205,19 +206,27 @@ static bool sroce_comp_skip_acked(struct sroce_qp *qp)
 static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 			     struct sroce_comp_out *out)
 {
+	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
 	struct sroce_req *req = &qp->req;
+	bool cut;
 
 	if (!timeout && req->nak_valid && req->nak_psn == psn)
 		return;
 	if (timeout) {
 		if (!req->retry_left) {
-			sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
-					  SROCE_CNT_RETRY_EXCEEDED);
+			sroce_counter_inc(cnt, SROCE_CNT_RETRY_EXCEEDED);
 			sroce_comp_fail(qp, IB_WC_RETRY_EXC_ERR, out);
 			return;
 		}
 		req->retry_left--;
 	}
+	/* Fewer PSNs in flight while the path loses them (sroce_req_win.h). */
+	if (timeout)
+		cut = sroce_req_win_timeout(&req->win, req->psn_high);
+	else
+		cut = sroce_req_win_loss(&req->win, req->psn_high);
+	if (cut)
+		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
 	req->nak_psn = psn;
 	req->nak_valid = !timeout;
 	req->expired = false;

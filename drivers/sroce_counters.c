@@ -52,6 +52,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_MCAST_NO_QP].name = "mcast_rcvd_no_qp",
 	/* sroce's own: UDP GSO skbs of two or more packets (sroce_train.c). */
 	[SROCE_CNT_SENT_TRAINS].name = "sent_trains",
+	[SROCE_CNT_WINDOW_CUTS].name = "window_cuts",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

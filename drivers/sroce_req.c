@@ -35,15 +35,8 @@
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
-/*
- * PSNs in flight before the requester waits for an ACK. It bounds what a
- * go-back-N retransmission repeats; rdma_rxe's 128 leaves a sender idle
- * for most of a round trip when the round trip is slow (measured on TCG
- * guests: 256 moves about 1.3 times as much as 128; 512 no more than 256).
- */
-#define SROCE_REQ_WINDOW	256
 /* Ask for an ACK at least this often inside long messages. */
-#define SROCE_REQ_ACK_EVERY	(SROCE_REQ_WINDOW / 4)
+#define SROCE_REQ_ACK_EVERY	(SROCE_REQ_WIN_MAX / 4)
 /* Packets built per lock hold, and per run before deferring to the work. */
 #define SROCE_REQ_BATCH		16
 #define SROCE_REQ_BUDGET	128
@@ -200,6 +193,8 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->grace = false;
 	req->probe = false;
 	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
+	sroce_req_win_init(&req->win, req->una,
+			   READ_ONCE(sdev->cc_params.tx_adaptive_window));
 	sroce_cc_sender_init(&req->cc, &sdev->cc_params, line_mbps);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
@@ -264,7 +259,7 @@ void sroce_req_arm_retry(struct sroce_qp *qp)
 
 bool sroce_req_window_full(const struct sroce_req *req)
 {
-	return sroce_psn_span(req->una, req->psn) >= SROCE_REQ_WINDOW;
+	return sroce_psn_span(req->una, req->psn) >= req->win.cwnd;
 }
 
 /* Move @c forward by @len bytes of its SGE list. */
@@ -499,7 +494,7 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	 */
 	f.ack_req = pkt->last || req->probe ||
 		    ++req->noack >= SROCE_REQ_ACK_EVERY ||
-		    sroce_psn_span(req->una, req->psn) + 1 >= SROCE_REQ_WINDOW ||
+		    sroce_psn_span(req->una, req->psn) + 1 >= req->win.cwnd ||
 		    (sroce_cc_wants_sample(&req->cc) &&
 		     sroce_psn_ge(req->psn, req->psn_high));
 	/* UC is unacknowledged: nobody would answer an AckReq. */

@@ -16,6 +16,7 @@
 #include "sroce_cc_ops.h"
 
 #include "sroce_mr.h"
+#include "sroce_req_win.h"
 
 struct sk_buff;
 struct sroce_pkt;
@@ -83,6 +84,7 @@ struct sroce_req {
 	bool grace;		/* retry_timer was extended for a stall */
 	bool probe;		/* after a timeout: one packet until progress */
 	unsigned long timeout;	/* retransmit timeout in jiffies, 0: none */
+	struct sroce_req_win win;	/* PSNs allowed in flight */
 
 	/* The completer's scatter position in the READ being answered. */
 	struct sroce_sge_cursor rd_cursor;

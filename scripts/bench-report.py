@@ -62,7 +62,8 @@ def main():
         return f"{median(c):.0f}" if c and test in PASSIVE_SERVER else ""
 
     tcp = val("tcp", "iperf3", "0")
-    impls = [i for i in ("sroce", "sroce-notrain", "rxe")
+    variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin"}
+    impls = [i for i in ("sroce", *variants, "rxe")
              if any(k[0] == i for k in units)]
     tests = sorted({(t, s) for (i, t, s) in units if i != "tcp"},
                    key=lambda x: (x[0], int(x[1])))
@@ -72,8 +73,7 @@ def main():
     for i in impls:
         hdr += [i, f"{i}_range"]
     hdr += ["sroce/rxe", "sroce/tcp"]
-    if "sroce-notrain" in impls:
-        hdr += ["sroce/notrain"]
+    hdr += [variants[i] for i in impls if i in variants]
     hdr += [f"{i}_srv_cpu_s_per_GB" for i in impls]
     for test, size in tests:
         unit = next((units[(i, test, size)] for i in impls if (i, test, size) in units), "")
@@ -83,8 +83,7 @@ def main():
             v = val(i, test, size)
             row += ["" if v is None else f"{v:.2f}", spread(i, test, size)]
         row += [ratio(s, val("rxe", test, size)), ratio(s, tcp) if unit == "MB/s" else ""]
-        if "sroce-notrain" in impls:
-            row += [ratio(s, val("sroce-notrain", test, size))]
+        row += [ratio(s, val(i, test, size)) for i in impls if i in variants]
         row += [cpu_per_gb(i, test, size) for i in impls]
         out.append(row)
 

@@ -11,26 +11,36 @@
 # the client; cpu_s is this guest's busy CPU time during the run, bytes
 # what the run moved).
 #
-#   bench.sh [quick] [ROUNDS] [duration=S] [trains]
+#   bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [loss=P]
 #
 # quick: 64 KiB only; ROUNDS: default 1. Each bandwidth point runs for
 # about S seconds (default 20), so that it shows the steady state, not
 # the start-up, which a short run before it shows (TOOL_short). trains:
 # sroce also runs with send trains off (tx_trains 0), as sroce-notrain.
+# window: sroce also runs with a fixed send window (tx_adaptive_window 0),
+# as sroce-fixedwin. loss=P: netem drops P percent of the packets each
+# guest sends, TCP's included, for the whole job.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
-quick='' rounds=1 duration=20 impls=(sroce rxe)
+quick='' rounds=1 duration=20 variants=() loss=
 for arg in "$@"; do
 	case $arg in
 	quick) quick=1 ;;
 	[1-9]) rounds=$arg ;;
 	duration=[1-9]*) duration=${arg#duration=} ;;
-	trains) impls=(sroce sroce-notrain rxe) ;;
+	trains) variants+=(sroce-notrain) ;;
+	window) variants+=(sroce-fixedwin) ;;
+	loss=[0-9]*) loss=${arg#loss=} ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
 done
+impls=(sroce "${variants[@]}" rxe)
+if [ -n "$loss" ]; then
+	modprobe sch_netem 2>/dev/null
+	check "netem loss $loss%" tc qdisc replace dev eth0 root netem loss "$loss%"
+fi
 csv=/job/bench.csv
 echo "round,impl,test,size,value,unit,cpu_s,bytes" >"$csv"
 round=0
@@ -143,14 +153,19 @@ sizes="1024 4096 16384 65536 262144 1048576 4194304"
 [ -n "$quick" ] && sizes="65536"
 for round in $(seq "$rounds"); do
 	for impl in "${impls[@]}"; do
-		type=${impl%-notrain}
+		type=${impl%%-*}
 		dev=${type}0
 		check "load $type" load_link_module "$type" || continue
 		check "add $dev" rdma link add "$dev" type "$type" netdev eth0
 		wait_port_active "$dev"
-		if [ "$impl" = sroce-notrain ]; then
-			check "tx_trains 0" sh -c \
-				"echo 0 >/sys/class/infiniband/$dev/ports/1/cc_params/tx_trains"
+		case $impl in
+		sroce-notrain) param=tx_trains ;;
+		sroce-fixedwin) param=tx_adaptive_window ;;
+		*) param= ;;
+		esac
+		if [ -n "$param" ]; then
+			check "$param 0" sh -c \
+				"echo 0 >/sys/class/infiniband/$dev/ports/1/cc_params/$param"
 		fi
 		for tool in ib_write_bw ib_send_bw ib_read_bw; do
 			for size in $sizes; do

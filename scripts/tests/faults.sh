@@ -20,6 +20,9 @@
 #   corrupt    netem corrupt 2% on both: each corrupted RoCE packet must be
 #              dropped on its ICRC, so an sroce receiver's
 #              rcvd_bad_icrc_pkts must grow
+#
+# Under loss5 an sroce client's window_cuts must grow: its requester
+# shrinks the send window on loss (drivers/sroce_req_win.h).
 #   linkdown   guest 0 takes eth0 down for 2 s in the middle of the run
 #
 # Every run must verify all its data (SEND, WRITE, WRITE with immediate,
@@ -120,13 +123,14 @@ flap() {
 
 # one_run SERVER FAULT OPTS: one rc-verify run; both guests call it.
 one_run() {
-	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 d
+	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 cuts0 d
 	local s=$((seed + port - 19100)) limit=150
 	[ "$size" = long ] && limit=900
 	local desc="$fault: rc-verify $opts -s $s (${types[$server]} server, ${types[1 - server]} client)"
 	log=/job/rcv-$port-$fault
 	fault_on "$fault" || fail "$fault: tc qdisc on eth0"
 	icrc0=$(counter rcvd_bad_icrc_pkts)
+	cuts0=$(counter window_cuts)
 	barrier "run-$port-setup"
 	if [ "$GUEST_ID" = "$server" ]; then
 		timeout $limit $prog server "$dev" "$gid" $port >"$log.server" 2>&1 &
@@ -151,6 +155,11 @@ one_run() {
 	if [ "$fault" = corrupt ] && [ "$mytype" = sroce ]; then
 		d=$(($(counter rcvd_bad_icrc_pkts) - icrc0))
 		check "$fault: $dev dropped corrupted packets on their ICRC (rcvd_bad_icrc_pkts +$d)" \
+			test "$d" -gt 0
+	fi
+	if [ "$fault" = loss5 ] && [ "$mytype" = sroce ] && [ "$GUEST_ID" != "$server" ]; then
+		d=$(($(counter window_cuts) - cuts0))
+		check "$fault: $dev's requester cut its send window (window_cuts +$d)" \
 			test "$d" -gt 0
 	fi
 	fault_off
