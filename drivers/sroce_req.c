@@ -35,8 +35,6 @@
 #include "sroce_ud.h"
 #include "sroce_xmit.h"
 
-/* Ask for an ACK at least this often inside long messages. */
-#define SROCE_REQ_ACK_EVERY	(SROCE_REQ_WIN_MAX / 4)
 /* Packets built per lock hold, and per run before deferring to the work. */
 #define SROCE_REQ_BATCH		16
 #define SROCE_REQ_BUDGET	128
@@ -487,13 +485,14 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 	       (info->flags & SROCE_OPF_SEND ||
 		info->hdrs & SROCE_HDRF_IMMDT);
 	/*
-	 * Every message end, often enough that the window keeps moving, and
-	 * every packet after which the requester waits: a timeout probe, or
-	 * the one that fills the window. And a new packet the RTT sampler
-	 * wants to tag.
+	 * Every message end, four times a window so that the window keeps
+	 * moving (and the retransmit timer, re-armed by each ACK, measures
+	 * a quarter window, not a whole one), and every packet after which
+	 * the requester waits: a timeout probe, or the one that fills the
+	 * window. And a new packet the RTT sampler wants to tag.
 	 */
 	f.ack_req = pkt->last || req->probe ||
-		    ++req->noack >= SROCE_REQ_ACK_EVERY ||
+		    ++req->noack >= max_t(u32, req->win.cwnd / 4, 1) ||
 		    sroce_psn_span(req->una, req->psn) + 1 >= req->win.cwnd ||
 		    (sroce_cc_wants_sample(&req->cc) &&
 		     sroce_psn_ge(req->psn, req->psn_high));
