@@ -150,10 +150,11 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	SROCE_CC_PARAM(tx_trains, SROCE_TRAIN_OFF, SROCE_TRAIN_ALWAYS,
 		       SROCE_TRAIN_AUTO),
 	/*
-	 * [SROCE] 1: an RC QP's send window shrinks on loss and grows with
-	 * progress, like TCP's congestion window (sroce_req_win.h), so that
-	 * one lost packet does not resend the whole window; 0: fixed at its
-	 * 256 PSNs. Taken by a QP at RTS.
+	 * [SROCE] 1: an RC QP's send window drops to a few PSNs on a
+	 * retransmit timeout and grows back with progress, like TCP's
+	 * congestion window (sroce_req_win.h), so that a receiver too slow
+	 * for the QP's timeout is not sent the whole window again each time;
+	 * 0: fixed at its 256 PSNs. Taken by a QP at RTS.
 	 */
 	SROCE_CC_PARAM(tx_adaptive_window, 0, 1, 1),
 	/*

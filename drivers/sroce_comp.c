@@ -208,7 +208,6 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 {
 	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
 	struct sroce_req *req = &qp->req;
-	bool cut;
 
 	if (!timeout && req->nak_valid && req->nak_psn == psn)
 		return;
@@ -220,12 +219,8 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 		}
 		req->retry_left--;
 	}
-	/* Fewer PSNs in flight while the path loses them (sroce_req_win.h). */
-	if (timeout)
-		cut = sroce_req_win_timeout(&req->win, req->psn_high);
-	else
-		cut = sroce_req_win_loss(&req->win, req->psn_high);
-	if (cut)
+	/* Fewer PSNs in flight after a timeout (sroce_req_win.h). */
+	if (timeout && sroce_req_win_timeout(&req->win, req->psn_high))
 		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
 	req->nak_psn = psn;
 	req->nak_valid = !timeout;

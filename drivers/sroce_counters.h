@@ -49,7 +49,7 @@ enum sroce_counter {
 	SROCE_CNT_MCAST_COPIES,		/* copies handed to attached QPs */
 	SROCE_CNT_MCAST_NO_QP,		/* dropped: no QP attached to the group */
 	SROCE_CNT_SENT_TRAINS,		/* send trains handed to the stack */
-	SROCE_CNT_WINDOW_CUTS,		/* send windows cut on a loss or timeout */
+	SROCE_CNT_WINDOW_CUTS,		/* send windows cut on a timeout */
 	SROCE_NUM_COUNTERS
 };
 

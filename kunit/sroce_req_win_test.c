@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the requester's adaptive send window (sroce_req_win.h):
- * exact window sizes after each event, against the rules of RFC 5681
- * counted in PSNs.
+ * exact window sizes after timeouts and progress, against the rules of
+ * RFC 5681 counted in PSNs.
  */
 #include <kunit/test.h>
 
@@ -21,41 +21,23 @@ static void req_win_starts_full(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.una, 5100U);
 }
 
-/* A loss halves once per window; una past the cut's high mark re-arms. */
-static void req_win_loss_once_per_window(struct kunit *test)
-{
-	struct sroce_req_win w;
-
-	sroce_req_win_init(&w, 0, true);
-	KUNIT_EXPECT_TRUE(test, sroce_req_win_loss(&w, 256));
-	KUNIT_EXPECT_EQ(test, w.cwnd, 128U);
-	KUNIT_EXPECT_EQ(test, w.ssthresh, 128U);
-	/* More losses of the same window: no further cut. */
-	KUNIT_EXPECT_FALSE(test, sroce_req_win_loss(&w, 300));
-	/* Progress meanwhile grows it (linearly: cwnd is at ssthresh). */
-	sroce_req_win_ack(&w, 255);
-	KUNIT_EXPECT_FALSE(test, sroce_req_win_loss(&w, 380));
-	KUNIT_EXPECT_EQ(test, w.cwnd, 129U);
-	KUNIT_EXPECT_EQ(test, w.acked, 127U);
-	/* una reaches 256: the next loss is a new one. */
-	sroce_req_win_ack(&w, 256);
-	KUNIT_EXPECT_TRUE(test, sroce_req_win_loss(&w, 400));
-	KUNIT_EXPECT_EQ(test, w.cwnd, 64U);
-	KUNIT_EXPECT_EQ(test, w.ssthresh, 64U);
-	KUNIT_EXPECT_EQ(test, w.recover, 400U);
-}
-
-/* Above ssthresh: one PSN per window's worth of PSNs acknowledged. */
+/*
+ * Slow start ends at ssthresh; above it growth is one PSN per window's
+ * worth of PSNs acknowledged, up to the ceiling.
+ */
 static void req_win_linear_growth(struct kunit *test)
 {
 	struct sroce_req_win w;
 
 	sroce_req_win_init(&w, 0, true);
-	sroce_req_win_loss(&w, 256);
-	sroce_req_win_ack(&w, 256);
+	sroce_req_win_timeout(&w, 256);
+	sroce_req_win_ack(&w, 124);
+	KUNIT_EXPECT_EQ(test, w.cwnd, 128U);
+	KUNIT_EXPECT_EQ(test, w.acked, 0U);
+	sroce_req_win_ack(&w, 124 + 256);
 	KUNIT_EXPECT_EQ(test, w.cwnd, 129U);
 	KUNIT_EXPECT_EQ(test, w.acked, 256U - 128U);
-	sroce_req_win_ack(&w, 256 + 1);
+	sroce_req_win_ack(&w, 124 + 257);
 	KUNIT_EXPECT_EQ(test, w.cwnd, 130U);
 	KUNIT_EXPECT_EQ(test, w.acked, 0U);
 	/* Many windows at once still stop at the ceiling. */
@@ -80,10 +62,8 @@ static void req_win_timeout_slow_start(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.cwnd, (u32)SROCE_REQ_WIN_MIN);
 	KUNIT_EXPECT_EQ(test, w.ssthresh, 128U);
 	KUNIT_EXPECT_EQ(test, w.recover, 210U);
-	/* Still recovering before 210: a NAK'd loss cuts nothing. */
 	sroce_req_win_ack(&w, 4);
 	KUNIT_EXPECT_EQ(test, w.cwnd, 8U);
-	KUNIT_EXPECT_FALSE(test, sroce_req_win_loss(&w, 220));
 	sroce_req_win_ack(&w, 12);
 	KUNIT_EXPECT_EQ(test, w.cwnd, 16U);
 	/* 124 more PSNs: 112 finish slow start at 128, 12 count linearly. */
@@ -96,10 +76,14 @@ static void req_win_timeout_slow_start(struct kunit *test)
 	sroce_req_win_timeout(&w, 400);
 	KUNIT_EXPECT_EQ(test, w.cwnd, (u32)SROCE_REQ_WIN_MIN);
 	KUNIT_EXPECT_EQ(test, w.ssthresh, 64U);
+	/* ssthresh never goes below the floor either. */
 	sroce_req_win_init(&w, 0, true);
-	w.cwnd = 5;
-	sroce_req_win_loss(&w, 10);
-	KUNIT_EXPECT_EQ(test, w.cwnd, (u32)SROCE_REQ_WIN_MIN);
+	sroce_req_win_timeout(&w, 1);
+	sroce_req_win_ack(&w, 1);
+	KUNIT_EXPECT_FALSE(test, w.recovering);
+	KUNIT_EXPECT_EQ(test, w.cwnd, (u32)SROCE_REQ_WIN_MIN + 1);
+	sroce_req_win_timeout(&w, 2);
+	KUNIT_EXPECT_EQ(test, w.ssthresh, (u32)SROCE_REQ_WIN_MIN);
 }
 
 /* ACKs across the PSN wrap count the PSNs between, old ACKs nothing. */
@@ -125,7 +109,6 @@ static void req_win_fixed(struct kunit *test)
 	struct sroce_req_win w;
 
 	sroce_req_win_init(&w, 0, false);
-	KUNIT_EXPECT_FALSE(test, sroce_req_win_loss(&w, 256));
 	KUNIT_EXPECT_FALSE(test, sroce_req_win_timeout(&w, 256));
 	sroce_req_win_ack(&w, 10);
 	KUNIT_EXPECT_EQ(test, w.cwnd, (u32)SROCE_REQ_WIN_MAX);
@@ -134,7 +117,6 @@ static void req_win_fixed(struct kunit *test)
 
 static struct kunit_case sroce_req_win_cases[] = {
 	KUNIT_CASE(req_win_starts_full),
-	KUNIT_CASE(req_win_loss_once_per_window),
 	KUNIT_CASE(req_win_linear_growth),
 	KUNIT_CASE(req_win_timeout_slow_start),
 	KUNIT_CASE(req_win_psn_wrap),

@@ -21,8 +21,9 @@
 #              dropped on its ICRC, so an sroce receiver's
 #              rcvd_bad_icrc_pkts must grow
 #
-# Under loss5 an sroce client's window_cuts must grow: its requester
-# shrinks the send window on loss (drivers/sroce_req_win.h).
+# An sroce client's requester must cut its send window on each
+# retransmit timeout (drivers/sroce_req_win.h): window_cuts grows as
+# completer_retry_err does, and does grow across the link flap.
 #   linkdown   guest 0 takes eth0 down for 2 s in the middle of the run
 #
 # Every run must verify all its data (SEND, WRITE, WRITE with immediate,
@@ -123,7 +124,7 @@ flap() {
 
 # one_run SERVER FAULT OPTS: one rc-verify run; both guests call it.
 one_run() {
-	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 cuts0 d
+	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 cuts0 rto0 d r
 	local s=$((seed + port - 19100)) limit=150
 	[ "$size" = long ] && limit=900
 	local desc="$fault: rc-verify $opts -s $s (${types[$server]} server, ${types[1 - server]} client)"
@@ -131,6 +132,7 @@ one_run() {
 	fault_on "$fault" || fail "$fault: tc qdisc on eth0"
 	icrc0=$(counter rcvd_bad_icrc_pkts)
 	cuts0=$(counter window_cuts)
+	rto0=$(counter completer_retry_err)
 	barrier "run-$port-setup"
 	if [ "$GUEST_ID" = "$server" ]; then
 		timeout $limit $prog server "$dev" "$gid" $port >"$log.server" 2>&1 &
@@ -157,10 +159,11 @@ one_run() {
 		check "$fault: $dev dropped corrupted packets on their ICRC (rcvd_bad_icrc_pkts +$d)" \
 			test "$d" -gt 0
 	fi
-	if [ "$fault" = loss5 ] && [ "$mytype" = sroce ] && [ "$GUEST_ID" != "$server" ]; then
+	if [ "$mytype" = sroce ] && [ "$GUEST_ID" != "$server" ]; then
 		d=$(($(counter window_cuts) - cuts0))
-		check "$fault: $dev's requester cut its send window (window_cuts +$d)" \
-			test "$d" -gt 0
+		r=$(($(counter completer_retry_err) - rto0))
+		check "$fault: $dev's requester cut its send window on each retransmit timeout (window_cuts +$d, completer_retry_err +$r)" \
+			test "$d" -eq "$r" -a \( "$fault" != linkdown -o "$d" -gt 0 \)
 	fi
 	fault_off
 	if [ "$fault" = linkdown ]; then
