@@ -18,8 +18,9 @@
 #   reorder    netem delay 4ms reorder 25% 50% on both
 #   dup        netem duplicate 5% on both
 #   corrupt    netem corrupt 2% on both: each corrupted RoCE packet must be
-#              dropped on its ICRC, so an sroce receiver's
-#              rcvd_bad_icrc_pkts must grow
+#              dropped, so an sroce receiver's rcvd_bad_icrc_pkts or,
+#              for packets of send trains, which carry a UDP checksum
+#              that the stack checks first, the UDP InCsumErrors must grow
 #
 # An sroce client's requester must cut its send window on each
 # retransmit timeout (drivers/sroce_req_win.h): window_cuts grows as
@@ -110,6 +111,11 @@ fault_off() {
 	true
 }
 
+# udp_csum_errors: UDP datagrams this guest dropped on their checksum.
+udp_csum_errors() {
+	awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; n = 1 } else print $c }' /proc/net/snmp
+}
+
 counter() {
 	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
 }
@@ -124,13 +130,14 @@ flap() {
 
 # one_run SERVER FAULT OPTS: one rc-verify run; both guests call it.
 one_run() {
-	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 cuts0 rto0 d r
+	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 csum0 cuts0 rto0 d r
 	local s=$((seed + port - 19100)) limit=150
 	[ "$size" = long ] && limit=900
 	local desc="$fault: rc-verify $opts -s $s (${types[$server]} server, ${types[1 - server]} client)"
 	log=/job/rcv-$port-$fault
 	fault_on "$fault" || fail "$fault: tc qdisc on eth0"
 	icrc0=$(counter rcvd_bad_icrc_pkts)
+	csum0=$(udp_csum_errors)
 	cuts0=$(counter window_cuts)
 	rto0=$(counter completer_retry_err)
 	barrier "run-$port-setup"
@@ -156,8 +163,9 @@ one_run() {
 	[ -z "$fpid" ] || wait "$fpid"
 	if [ "$fault" = corrupt ] && [ "$mytype" = sroce ]; then
 		d=$(($(counter rcvd_bad_icrc_pkts) - icrc0))
-		check "$fault: $dev dropped corrupted packets on their ICRC (rcvd_bad_icrc_pkts +$d)" \
-			test "$d" -gt 0
+		r=$(($(udp_csum_errors) - csum0))
+		check "$fault: corrupted packets were dropped (rcvd_bad_icrc_pkts +$d, UDP InCsumErrors +$r)" \
+			test $((d + r)) -gt 0
 	fi
 	if [ "$mytype" = sroce ] && [ "$GUEST_ID" != "$server" ]; then
 		d=$(($(counter window_cuts) - cuts0))
