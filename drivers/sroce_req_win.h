@@ -19,7 +19,7 @@
  * A loss the peer reports (a sequence error NAK, a gap in READ responses)
  * does not cut it: on a path that loses packets at random that only
  * slows the sender (measured, 2% netem loss, 64 KiB: cutting on NAKs
- * gave 0.30 of the fixed window's WRITE and 0.22 of its SEND bandwidth),
+ * gave 0.40 of the fixed window's WRITE and 0.22 of its SEND bandwidth),
  * and congestion is what ECN and the rate control are for. An RNR NAK
  * changes nothing either.
  *
