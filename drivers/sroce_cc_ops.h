@@ -44,8 +44,9 @@ enum sroce_cc_algo {
 struct sroce_cc_sender {
 	struct sroce_cc_rp rp;		/* DCQCN reaction point */
 	struct sroce_cc_timely timely;	/* TIMELY */
-	struct sroce_cc_rtt rtt;	/* RTT sampler, if the algorithm uses it */
+	struct sroce_cc_rtt rtt;	/* RTT sampler, if sampling */
 	u8 algo;			/* enum sroce_cc_algo, fixed from RTS */
+	bool sampling;			/* TIMELY, or sroce_cc_sample_rtt() */
 };
 
 void sroce_cc_sender_init(struct sroce_cc_sender *s,
@@ -55,6 +56,15 @@ enum sroce_cc_cnp_verdict sroce_cc_on_cnp(struct sroce_cc_sender *s,
 					  u64 now);
 void sroce_cc_on_rtt(struct sroce_cc_sender *s,
 		     const struct sroce_cc_params *p, u64 rtt_ns, u64 now);
+
+/*
+ * Run the RTT sampler whatever the algorithm (the requester's early
+ * retransmit, sroce_req_rto.h). After sroce_cc_sender_init().
+ */
+static inline void sroce_cc_sample_rtt(struct sroce_cc_sender *s)
+{
+	s->sampling = true;
+}
 
 /* The algorithm the QP runs (what it took at RTR -> RTS). */
 static inline enum sroce_cc_algo sroce_cc_algo(const struct sroce_cc_sender *s)
@@ -102,12 +112,12 @@ static inline void sroce_cc_on_tx(struct sroce_cc_sender *s,
 /*
  * A request packet with @psn leaves at @now (@first: never sent before;
  * @answered: it asks for an answer): the RTT sampler may tag it. Only
- * algorithms that use samples tag; DCQCN QPs skip the sampler entirely.
+ * QPs that use samples tag; others skip the sampler entirely.
  */
 static inline void sroce_cc_on_send(struct sroce_cc_sender *s, u32 psn,
 				    bool first, bool answered, u64 now)
 {
-	if (s->algo == SROCE_CC_ALGO_TIMELY)
+	if (s->sampling)
 		sroce_cc_rtt_on_send(&s->rtt, psn, first, answered, now);
 }
 
@@ -118,7 +128,7 @@ static inline void sroce_cc_on_send(struct sroce_cc_sender *s, u32 psn,
  */
 static inline bool sroce_cc_wants_sample(const struct sroce_cc_sender *s)
 {
-	return s->algo == SROCE_CC_ALGO_TIMELY && !s->rtt.armed;
+	return s->sampling && !s->rtt.armed;
 }
 
 #endif /* _SROCE_CC_OPS_H */

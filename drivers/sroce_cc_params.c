@@ -158,6 +158,14 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 */
 	SROCE_CC_PARAM(tx_adaptive_window, 0, 1, 1),
 	/*
+	 * [SROCE] 1: an RC QP that waited for an answer longer than its
+	 * measured round trips say it should (RFC 6298's RTO, below the
+	 * QP's timeout attribute) resends a probe then, spending no retry
+	 * (sroce_req_rto.h); 0: only the QP's timeout resends. Taken by a
+	 * QP at RTS.
+	 */
+	SROCE_CC_PARAM(tx_rtt_retransmit, 0, 1, 1),
+	/*
 	 * [SROCE] Congestion control of QPs that move to RTS from now on
 	 * (enum sroce_cc_algo): 0 DCQCN, as a ConnectX runs it; 1 TIMELY,
 	 * delay based, for fabrics without ECN marking.

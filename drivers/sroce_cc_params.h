@@ -46,6 +46,7 @@ struct sroce_cc_params {
 	u32 roce_dscp;			/* DSCP when the traffic class has none */
 	u32 tx_trains;			/* enum sroce_train_mode */
 	u32 tx_adaptive_window;		/* bool: sroce_req_win.h, taken at RTS */
+	u32 tx_rtt_retransmit;		/* bool: sroce_req_rto.h, taken at RTS */
 	/* Algorithm selection (sroce_cc_ops.h): taken by a QP at RTS. */
 	u32 cc_algo;			/* enum sroce_cc_algo */
 	/* TIMELY (sroce_cc_timely.c), for QPs with cc_algo 1. */

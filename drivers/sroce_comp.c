@@ -166,11 +166,17 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	sroce_req_win_ack(&req->win, req->una);
+	sroce_req_rto_progress(&req->rto);
 	req->retry_left = qp->attr.retry_cnt;
 	req->rnr_left = qp->attr.rnr_retry;
 	req->nak_valid = false;
 	req->expired = false;
+	req->early = false;
 	req->probe = false;
+	/* Answers are flowing: the early wait runs from now. */
+	if (req->asking && sroce_psn_gt(req->una, req->ask_psn))
+		req->asking = false;
+	req->ask_at = jiffies;
 	if (req->una == req->psn_high)
 		del_timer(&req->retry_timer);
 	else
@@ -225,6 +231,7 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 	req->nak_psn = psn;
 	req->nak_valid = !timeout;
 	req->expired = false;
+	req->early = false;
 	req->probe = false;
 	sroce_req_seek(qp, psn);
 	sroce_req_arm_retry(qp);
@@ -233,8 +240,9 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 
 /*
  * Every PSN up to @psn was answered: a round trip sample for congestion
- * control if the RTT sampler's tagged PSN is among them (sroce_cc_rtt.h).
- * The clock is read only then, once per round trip. Caller holds req.lock.
+ * control and the early retransmit if the RTT sampler's tagged PSN is
+ * among them (sroce_cc_rtt.h). The clock is read only then, once per
+ * round trip. Caller holds req.lock.
  */
 static void sroce_comp_rtt(struct sroce_qp *qp, u32 psn)
 {
@@ -244,9 +252,10 @@ static void sroce_comp_rtt(struct sroce_qp *qp, u32 psn)
 	if (likely(!sroce_cc_rtt_due(&cc->rtt, psn)))
 		return;
 	now = ktime_get_ns();
-	if (sroce_cc_rtt_on_ack(&cc->rtt, psn, now, &rtt))
-		sroce_cc_on_rtt(cc, &to_sdev(qp->ibqp.device)->cc_params, rtt,
-				now);
+	if (!sroce_cc_rtt_on_ack(&cc->rtt, psn, now, &rtt))
+		return;
+	sroce_req_rto_sample(&qp->req.rto, rtt);
+	sroce_cc_on_rtt(cc, &to_sdev(qp->ibqp.device)->cc_params, rtt, now);
 }
 
 /*
@@ -632,7 +641,7 @@ void sroce_comp_retry_timer(struct timer_list *t)
 {
 	struct sroce_req *req = from_timer(req, t, retry_timer);
 	struct sroce_qp *qp = container_of(req, struct sroce_qp, req);
-	unsigned long grace;
+	unsigned long grace, early;
 	bool kick = false;
 	long late;
 
@@ -652,7 +661,18 @@ void sroce_comp_retry_timer(struct timer_list *t)
 		mod_timer(t, jiffies + grace);
 		goto unlock;
 	}
-	req->expired = true;
+	if (time_before(jiffies, req->deadline)) {
+		/* Before the deadline: the early expiry, if still due. */
+		early = req->asking ? sroce_req_rto_ticks(&req->rto, TICK_NSEC,
+							  req->timeout) : 0;
+		if (!early || time_before(jiffies, req->ask_at + early)) {
+			sroce_req_set_retry_timer(qp);
+			goto unlock;
+		}
+		req->early = true;
+	} else {
+		req->expired = true;
+	}
 	kick = true;
 unlock:
 	spin_unlock_bh(&req->lock);
@@ -678,6 +698,31 @@ bool sroce_comp_expired(struct sroce_qp *qp)
 	if (!out.error)
 		req->probe = true;
 	return out.error;
+}
+
+/*
+ * The answer awaited is later than the measured round trips allow
+ * (sroce_req_rto.h): go back as a timeout does, one probe packet first
+ * and the window cut, but keep the deadline and the retries, and wait
+ * twice as long for the probe's answer. Caller holds req.lock.
+ */
+void sroce_comp_early(struct sroce_qp *qp)
+{
+	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
+	struct sroce_req *req = &qp->req;
+
+	req->early = false;
+	if (req->stopped || req->rnr_wait || req->una == req->psn_high)
+		return;
+	sroce_counter_inc(cnt, SROCE_CNT_EARLY_RETRANSMITS);
+	if (sroce_req_win_timeout(&req->win, req->psn_high))
+		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
+	sroce_req_rto_backoff(&req->rto);
+	req->nak_valid = false;
+	req->probe = true;
+	sroce_req_seek(qp, req->una);
+	req->ask_at = jiffies;
+	sroce_req_set_retry_timer(qp);
 }
 
 void sroce_comp_rnr_timer(struct timer_list *t)
@@ -716,6 +761,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	req->stopped = true;
 	req->rnr_wait = false;
 	req->expired = false;
+	req->early = false;
 	req->probe = false;
 	del_timer(&req->retry_timer);
 	del_timer(&req->rnr_timer);

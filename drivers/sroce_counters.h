@@ -50,6 +50,7 @@ enum sroce_counter {
 	SROCE_CNT_MCAST_NO_QP,		/* dropped: no QP attached to the group */
 	SROCE_CNT_SENT_TRAINS,		/* send trains handed to the stack */
 	SROCE_CNT_WINDOW_CUTS,		/* send windows cut on a timeout */
+	SROCE_CNT_EARLY_RETRANSMITS,	/* probes resent before the timeout */
 	SROCE_NUM_COUNTERS
 };
 

@@ -188,12 +188,20 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->rnr_left = qp->attr.rnr_retry;
 	req->rnr_wait = false;
 	req->expired = false;
+	req->early = false;
 	req->grace = false;
 	req->probe = false;
+	req->asking = false;
 	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
+	req->deadline = jiffies;
 	sroce_req_win_init(&req->win, req->una,
 			   READ_ONCE(sdev->cc_params.tx_adaptive_window));
+	sroce_req_rto_init(&req->rto,
+			   READ_ONCE(sdev->cc_params.tx_rtt_retransmit));
 	sroce_cc_sender_init(&req->cc, &sdev->cc_params, line_mbps);
+	/* The early retransmit needs round trips, whatever the algorithm. */
+	if (req->rto.enabled)
+		sroce_cc_sample_rtt(&req->cc);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
 }
@@ -244,15 +252,53 @@ void sroce_req_cleanup(struct sroce_qp *qp)
 	del_timer_sync(&req->rnr_timer);
 }
 
+/*
+ * retry_timer runs at the deadline or, if an answer is awaited and the
+ * round trips say it is overdue sooner, at its early expiry. Caller holds
+ * req.lock.
+ */
+void sroce_req_set_retry_timer(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	unsigned long expires = req->deadline;
+	unsigned long early;
+
+	if (!req->timeout || req->stopped || req->rnr_wait)
+		return;
+	early = req->asking ? sroce_req_rto_ticks(&req->rto, TICK_NSEC,
+						  req->timeout) : 0;
+	if (early && time_before(req->ask_at + early, expires))
+		expires = req->ask_at + early;
+	mod_timer(&req->retry_timer, expires);
+}
+
 /* Caller holds req.lock. */
 void sroce_req_arm_retry(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
-	if (req->timeout && !req->stopped && !req->rnr_wait) {
-		req->grace = false;
-		mod_timer(&req->retry_timer, jiffies + req->timeout);
-	}
+	req->deadline = jiffies + req->timeout;
+	req->grace = false;
+	sroce_req_set_retry_timer(qp);
+}
+
+/*
+ * A packet standing for PSNs up to @last_psn asks for an answer: the
+ * early expiry waits for it (an answer to a later one covers it too).
+ * Called before sroce_req_advance(), which arms the timer if it is not
+ * running. Caller holds req.lock.
+ */
+static void sroce_req_asked(struct sroce_qp *qp, u32 last_psn)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!req->rto.enabled)
+		return;
+	req->asking = true;
+	req->ask_psn = last_psn;
+	req->ask_at = jiffies;
+	if (timer_pending(&req->retry_timer))
+		sroce_req_set_retry_timer(qp);
 }
 
 bool sroce_req_window_full(const struct sroce_req *req)
@@ -684,6 +730,9 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 		if (skb != *train)
 			__skb_queue_tail(list, skb);
 		sroce_req_charge(qp, psn, pkt.ack_req, len, now);
+		if (pkt.ack_req)
+			sroce_req_asked(qp, sroce_seg_is_rd_atomic(wqe->opcode) ?
+					    wqe->prog.last_psn : psn);
 		sroce_req_advance(qp, wqe);
 		/* A train carries one message. */
 		if (*train && !req->cur_pkt) {
@@ -802,6 +851,8 @@ static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 	spin_lock_bh(&req->lock);
 	if (req->expired)
 		error = sroce_comp_expired(qp);
+	else if (req->early)
+		sroce_comp_early(qp);
 	gen = req->gen;
 	fill = sroce_req_fill(qp, &list);
 	if (fill == SROCE_REQ_FAILED && qp->ibqp.qp_type == IB_QPT_UC) {

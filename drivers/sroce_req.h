@@ -16,6 +16,7 @@
 #include "sroce_cc_ops.h"
 
 #include "sroce_mr.h"
+#include "sroce_req_rto.h"
 #include "sroce_req_win.h"
 
 struct sk_buff;
@@ -81,9 +82,20 @@ struct sroce_req {
 	bool rnr_wait;		/* RNR NAK'd: silent until rnr_timer */
 	bool stopped;		/* QP in error: send nothing, arm nothing */
 	bool expired;		/* retry_timer ran out, no progress since */
+	bool early;		/* ... or only its early wait did */
 	bool grace;		/* retry_timer was extended for a stall */
 	bool probe;		/* after a timeout: one packet until progress */
 	unsigned long timeout;	/* retransmit timeout in jiffies, 0: none */
+	unsigned long deadline;	/* jiffies: the timeout, from the last progress */
+	/*
+	 * The answer awaited for the early expiry (sroce_req_rto.h): the
+	 * last packet sent with AckReq stands for PSNs up to ask_psn; it
+	 * left, or the last progress came, at ask_at (jiffies).
+	 */
+	unsigned long ask_at;
+	u32 ask_psn;
+	bool asking;		/* an answer covering ask_psn is awaited */
+	struct sroce_req_rto rto;	/* early retransmit wait */
 	struct sroce_req_win win;	/* PSNs allowed in flight */
 
 	/* The completer's scatter position in the READ being answered. */
@@ -164,6 +176,11 @@ bool sroce_comp_local_ops(struct sroce_qp *qp);
  * since. Caller holds req.lock; true means the QP must go to ERR.
  */
 bool sroce_comp_expired(struct sroce_qp *qp);
+/*
+ * Only the early wait ran out (req.early, sroce_req_rto.h): resend a
+ * probe, keeping the retries. Caller holds req.lock.
+ */
+void sroce_comp_early(struct sroce_qp *qp);
 
 /*
  * sroce_req_pushed_back() - after sroce_xmit() returned @err for one of
@@ -176,7 +193,10 @@ bool sroce_req_pushed_back(struct sroce_qp *qp, int err);
 /* sroce_req.c, for sroce_comp.c. Caller holds req.lock. */
 /* Resume sending at @psn: a retransmission, or skipping acknowledged PSNs. */
 void sroce_req_seek(struct sroce_qp *qp, u32 psn);
+/* Progress, or a restart the peer asked for: the timeout runs anew. */
 void sroce_req_arm_retry(struct sroce_qp *qp);
+/* The deadline stays; aim retry_timer at it or at the early expiry. */
+void sroce_req_set_retry_timer(struct sroce_qp *qp);
 /* Are as many PSNs in flight as the requester sends before an ACK? */
 bool sroce_req_window_full(const struct sroce_req *req);
 /* Run the requester in this context, with no QP lock held. */

@@ -180,8 +180,8 @@ static void sroce_cc_rtt_karn_test(struct kunit *test)
 }
 
 /*
- * Only an algorithm that uses samples tags packets, and asks for AckReq
- * while it has no tag.
+ * Only a QP that uses samples (TIMELY, or the early retransmit) tags
+ * packets, and asks for AckReq while it has no tag.
  */
 static void sroce_cc_rtt_algo_test(struct kunit *test)
 {
@@ -202,6 +202,18 @@ static void sroce_cc_rtt_algo_test(struct kunit *test)
 	/* A move to RTS forgets the tag. */
 	sroce_cc_sender_init(&tm, &p, 10000);
 	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&tm.rtt, 7));
+	/*
+	 * The requester's early retransmit turns the sampler on for a DCQCN
+	 * QP too; a move to RTS turns it off again until asked.
+	 */
+	sroce_cc_sample_rtt(&dq);
+	KUNIT_EXPECT_TRUE(test, sroce_cc_wants_sample(&dq));
+	sroce_cc_on_send(&dq, 9, true, true, TEST_T0_NS);
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_due(&dq.rtt, 9));
+	KUNIT_EXPECT_FALSE(test, sroce_cc_wants_sample(&dq));
+	KUNIT_ASSERT_EQ(test, sroce_cc_param_set(&p, "cc_algo", 0), 0);
+	sroce_cc_sender_init(&dq, &p, 10000);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_wants_sample(&dq));
 }
 
 static struct kunit_case sroce_cc_rtt_cases[] = {

@@ -62,7 +62,8 @@ def main():
         return f"{median(c):.0f}" if c and test in PASSIVE_SERVER else ""
 
     tcp = val("tcp", "iperf3", "0")
-    variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin"}
+    variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin",
+                "sroce-nortt": "sroce/nortt"}
     impls = [i for i in ("sroce", *variants, "rxe")
              if any(k[0] == i for k in units)]
     tests = sorted({(t, s) for (i, t, s) in units if i != "tcp"},

@@ -7,13 +7,14 @@
 # writes it as out/bench/bench.csv and out/bench/bench.png (with Debian's
 # python3 and python3-matplotlib).
 #
-#   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [loss=P]
+#   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
 # quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
 # state); trains: sroce with send trains off too (sroce-notrain); window:
-# sroce with a fixed send window too (sroce-fixedwin); loss=P: netem drops
-# P percent of each guest's packets (TCP's too).
+# sroce with a fixed send window too (sroce-fixedwin); rto: sroce without
+# its early retransmit too (sroce-nortt); loss=P: netem drops P percent of
+# each guest's packets (TCP's too).
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail

@@ -11,15 +11,16 @@
 # the client; cpu_s is this guest's busy CPU time during the run, bytes
 # what the run moved).
 #
-#   bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [loss=P]
+#   bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
 #
 # quick: 64 KiB only; ROUNDS: default 1. Each bandwidth point runs for
 # about S seconds (default 20), so that it shows the steady state, not
 # the start-up, which a short run before it shows (TOOL_short). trains:
 # sroce also runs with send trains off (tx_trains 0), as sroce-notrain.
 # window: sroce also runs with a fixed send window (tx_adaptive_window 0),
-# as sroce-fixedwin. loss=P: netem drops P percent of the packets each
-# guest sends, TCP's included, for the whole job.
+# as sroce-fixedwin. rto: sroce also runs without its early retransmit
+# (tx_rtt_retransmit 0), as sroce-nortt. loss=P: netem drops P percent of
+# the packets each guest sends, TCP's included, for the whole job.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
@@ -32,6 +33,7 @@ for arg in "$@"; do
 	duration=[1-9]*) duration=${arg#duration=} ;;
 	trains) variants+=(sroce-notrain) ;;
 	window) variants+=(sroce-fixedwin) ;;
+	rto) variants+=(sroce-nortt) ;;
 	loss=[0-9]*) loss=${arg#loss=} ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
@@ -161,6 +163,7 @@ for round in $(seq "$rounds"); do
 		case $impl in
 		sroce-notrain) param=tx_trains ;;
 		sroce-fixedwin) param=tx_adaptive_window ;;
+		sroce-nortt) param=tx_rtt_retransmit ;;
 		*) param= ;;
 		esac
 		if [ -n "$param" ]; then

@@ -23,8 +23,11 @@
 #              that the stack checks first, the UDP InCsumErrors must grow
 #
 # An sroce client's requester must cut its send window on each
-# retransmit timeout (drivers/sroce_req_win.h): window_cuts grows as
-# completer_retry_err does, and does grow across the link flap.
+# retransmit timeout and each early retransmit (drivers/sroce_req_win.h,
+# sroce_req_rto.h): window_cuts grows as completer_retry_err and
+# early_retransmits together do; across the link flap both kinds must
+# come, the early ones first (the QPs' timeout is far longer than the
+# round trips measured before the flap).
 #   linkdown   guest 0 takes eth0 down for 2 s in the middle of the run
 #
 # Every run must verify all its data (SEND, WRITE, WRITE with immediate,
@@ -140,6 +143,7 @@ one_run() {
 	csum0=$(udp_csum_errors)
 	cuts0=$(counter window_cuts)
 	rto0=$(counter completer_retry_err)
+	early0=$(counter early_retransmits)
 	barrier "run-$port-setup"
 	if [ "$GUEST_ID" = "$server" ]; then
 		timeout $limit $prog server "$dev" "$gid" $port >"$log.server" 2>&1 &
@@ -170,8 +174,9 @@ one_run() {
 	if [ "$mytype" = sroce ] && [ "$GUEST_ID" != "$server" ]; then
 		d=$(($(counter window_cuts) - cuts0))
 		r=$(($(counter completer_retry_err) - rto0))
-		check "$fault: $dev's requester cut its send window on each retransmit timeout (window_cuts +$d, completer_retry_err +$r)" \
-			test "$d" -eq "$r" -a \( "$fault" != linkdown -o "$d" -gt 0 \)
+		e=$(($(counter early_retransmits) - early0))
+		check "$fault: $dev's requester cut its send window on each retransmit timeout and early retransmit (window_cuts +$d, completer_retry_err +$r, early_retransmits +$e)" \
+			test "$d" -eq $((r + e)) -a \( "$fault" != linkdown -o "$r" -gt 0 -a "$e" -gt 0 \)
 	fi
 	fault_off
 	if [ "$fault" = linkdown ]; then

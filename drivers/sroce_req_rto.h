@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The requester's early retransmit timeout: how long one RC QP waits for
+ * the answer to a packet that asked for one (AckReq) before it resends,
+ * from the round trips it has measured (sroce_cc_rtt.h), as TCP's RTO
+ * (RFC 6298) is computed.
+ *
+ * The QP's timeout attribute (IBTA vol 1 9.7.6.1.3: 4.096 us * 2^timeout)
+ * is the application's bound on how long a peer may stay silent, and only
+ * its expiry spends one of retry_cnt. Tools set it far above a LAN's round
+ * trip (perftest and ibv_rc_pingpong: 14, 67 ms; rdma_cm: 18, about 1 s),
+ * so a lost tail of a message, a lost ACK or a lost NAK used to idle the
+ * QP for that long. An early expiry resends before that, as the timeout
+ * would: one probe packet (the oldest unacknowledged) first, the window
+ * cut (sroce_req_win.h). It spends no retry, and it backs off: each one
+ * without progress doubles the next wait, and once the wait reaches the
+ * QP's timeout only the timeout is left. A peer that is merely slow thus
+ * costs one probe packet per backoff step, and a dead one still meets
+ * retry_cnt timeouts of the length the application chose.
+ *
+ * Pure functions; the caller serialises access (req.lock).
+ */
+#ifndef _SROCE_REQ_RTO_H
+#define _SROCE_REQ_RTO_H
+
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/types.h>
+
+/* Backoff steps kept; more would be past any QP timeout anyway. */
+#define SROCE_REQ_RTO_BACKOFF_MAX	16
+
+struct sroce_req_rto {
+	u64 srtt;		/* smoothed round trip, ns; 0: no sample yet */
+	u64 rttvar;		/* its mean deviation, ns */
+	u8 backoff;		/* early expiries since the last progress */
+	bool enabled;		/* tx_rtt_retransmit at RTS */
+};
+
+static inline void sroce_req_rto_init(struct sroce_req_rto *r, bool enabled)
+{
+	*r = (struct sroce_req_rto){ .enabled = enabled };
+}
+
+/* A round trip of @rtt ns was measured (RFC 6298 section 2). */
+static inline void sroce_req_rto_sample(struct sroce_req_rto *r, u64 rtt)
+{
+	u64 delta;
+
+	/* 0 marks "no sample": a sample under 1 ns counts as 1 ns. */
+	rtt = max_t(u64, rtt, 1);
+	if (!r->srtt) {
+		r->srtt = rtt;
+		r->rttvar = rtt / 2;
+		return;
+	}
+	delta = r->srtt > rtt ? r->srtt - rtt : rtt - r->srtt;
+	/* beta 1/4, alpha 1/8 */
+	r->rttvar = r->rttvar - r->rttvar / 4 + delta / 4;
+	r->srtt = max_t(u64, r->srtt - r->srtt / 8 + rtt / 8, 1);
+}
+
+/* The answer came (progress): the next wait is not backed off. */
+static inline void sroce_req_rto_progress(struct sroce_req_rto *r)
+{
+	r->backoff = 0;
+}
+
+/* An early expiry: the next wait is twice as long. */
+static inline void sroce_req_rto_backoff(struct sroce_req_rto *r)
+{
+	if (r->backoff < SROCE_REQ_RTO_BACKOFF_MAX)
+		r->backoff++;
+}
+
+/**
+ * sroce_req_rto_ticks() - the early wait, in timer ticks
+ * @r: the QP's estimator
+ * @tick_ns: length of a tick
+ * @timeout: the QP's retransmit timeout in ticks, 0 if it has none
+ *
+ * SRTT + max(G, 4 * RTTVAR), G the clock's granularity (one tick), plus
+ * one tick because a timer set n ticks ahead may run after n - 1 whole
+ * ticks, times 2^backoff.
+ *
+ * Return: the wait, or 0 if there is no early expiry: disabled, no sample
+ * yet, or not shorter than @timeout (the timeout comes first).
+ */
+static inline unsigned long sroce_req_rto_ticks(const struct sroce_req_rto *r,
+						u32 tick_ns,
+						unsigned long timeout)
+{
+	u64 ns, ticks;
+
+	if (!r->enabled || !r->srtt || !timeout || !tick_ns)
+		return 0;
+	ns = r->srtt + max_t(u64, tick_ns, 4 * r->rttvar);
+	ticks = div_u64(ns + tick_ns - 1, tick_ns) + 1;
+	if (ticks >= timeout || r->backoff >= ilog2(timeout) + 1)
+		return 0;
+	ticks <<= r->backoff;
+	return ticks < timeout ? ticks : 0;
+}
+
+#endif /* _SROCE_REQ_RTO_H */

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the requester's early retransmit wait (sroce_req_rto.h):
+ * exact estimates after samples (RFC 6298's rules), the wait in ticks, its
+ * backoff, and the QP's timeout as its ceiling.
+ */
+#include <kunit/test.h>
+
+#include "sroce_req_rto.h"
+
+#define TICK_1MS	1000000U	/* HZ 1000 */
+#define TICK_4MS	4000000U	/* HZ 250, Debian's */
+
+/* No wait before the first sample; the first sets SRTT and RTTVAR. */
+static void req_rto_first_sample(struct kunit *test)
+{
+	struct sroce_req_rto r;
+
+	sroce_req_rto_init(&r, true);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 0UL);
+	sroce_req_rto_sample(&r, 1000000);
+	KUNIT_EXPECT_EQ(test, r.srtt, 1000000ULL);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 500000ULL);
+	/* 1 ms + max(1 ms, 2 ms) = 3 ticks, and one for the tick under way */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 4UL);
+	/* 1 ms + max(4 ms, 2 ms): 2 ticks of 4 ms, plus one */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 17), 3UL);
+	/* A zero sample still counts: the clock's granularity is the floor. */
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 0);
+	KUNIT_EXPECT_EQ(test, r.srtt, 1ULL);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 0ULL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 3UL);
+}
+
+/* Later samples: RTTVAR gains a quarter of the deviation, SRTT an eighth. */
+static void req_rto_smoothing(struct kunit *test)
+{
+	struct sroce_req_rto r;
+	int i;
+
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 1000000);
+	sroce_req_rto_sample(&r, 3000000);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 875000ULL);
+	KUNIT_EXPECT_EQ(test, r.srtt, 1250000ULL);
+	/* 1.25 ms + 3.5 ms: 5 ticks, plus one */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 6UL);
+
+	/* A steady path: the deviation decays by a quarter per sample. */
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 2000000);
+	for (i = 0; i < 4; i++)
+		sroce_req_rto_sample(&r, 2000000);
+	KUNIT_EXPECT_EQ(test, r.srtt, 2000000ULL);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 316407ULL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 5UL);
+}
+
+/*
+ * Each early expiry doubles the wait; once it reaches the QP's timeout
+ * there is none, and progress brings it back.
+ */
+static void req_rto_backoff(struct kunit *test)
+{
+	struct sroce_req_rto r;
+	int i;
+
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 1000000);
+	sroce_req_rto_sample(&r, 3000000);
+	sroce_req_rto_backoff(&r);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 12UL);
+	sroce_req_rto_backoff(&r);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 24UL);
+	sroce_req_rto_backoff(&r);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 0UL);
+	/* Far past any timeout, and no shift overflows. */
+	for (i = 0; i < 100; i++)
+		sroce_req_rto_backoff(&r);
+	KUNIT_EXPECT_EQ(test, r.backoff, (u8)SROCE_REQ_RTO_BACKOFF_MAX);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, ~0UL >> 1),
+			6UL << SROCE_REQ_RTO_BACKOFF_MAX);
+	sroce_req_rto_progress(&r);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 6UL);
+}
+
+/*
+ * The QP's timeout is the ceiling: a wait as long as it is no early
+ * expiry. Disabled (tx_rtt_retransmit 0) or without a timeout (0,
+ * infinite): never one.
+ */
+static void req_rto_ceiling(struct kunit *test)
+{
+	struct sroce_req_rto r;
+
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 1000000);
+	sroce_req_rto_sample(&r, 3000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 6), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 7), 6UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 0), 0UL);
+	/* A slow path: 200 ms round trips against a 67 ms timeout. */
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 200000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 17), 0UL);
+
+	sroce_req_rto_init(&r, false);
+	sroce_req_rto_sample(&r, 1000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 0UL);
+}
+
+static struct kunit_case sroce_req_rto_cases[] = {
+	KUNIT_CASE(req_rto_first_sample),
+	KUNIT_CASE(req_rto_smoothing),
+	KUNIT_CASE(req_rto_backoff),
+	KUNIT_CASE(req_rto_ceiling),
+	{}
+};
+
+static struct kunit_suite sroce_req_rto_suite = {
+	.name = "sroce_req_rto",
+	.test_cases = sroce_req_rto_cases,
+};
+
+kunit_test_suite(sroce_req_rto_suite);
