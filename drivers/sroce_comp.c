@@ -704,7 +704,9 @@ bool sroce_comp_expired(struct sroce_qp *qp)
  * The answer awaited is later than the measured round trips allow
  * (sroce_req_rto.h): go back as a timeout does, one probe packet first
  * and the window cut, but keep the deadline and the retries, and wait
- * twice as long for the probe's answer. Caller holds req.lock.
+ * twice as long for the probe's answer. A NAK already acted on for the
+ * probe's PSN stays acted on: the probe is that restart. Caller holds
+ * req.lock.
  */
 void sroce_comp_early(struct sroce_qp *qp)
 {
@@ -718,7 +720,6 @@ void sroce_comp_early(struct sroce_qp *qp)
 	if (sroce_req_win_timeout(&req->win, req->psn_high))
 		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
 	sroce_req_rto_backoff(&req->rto);
-	req->nak_valid = false;
 	req->probe = true;
 	sroce_req_seek(qp, req->una);
 	req->ask_at = jiffies;

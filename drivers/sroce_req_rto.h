@@ -26,11 +26,18 @@
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/math64.h>
+#include <linux/time64.h>
 #include <linux/minmax.h>
 #include <linux/types.h>
 
 /* Backoff steps kept; more would be past any QP timeout anyway. */
 #define SROCE_REQ_RTO_BACKOFF_MAX	16
+/*
+ * Floor, ns: a peer may hold an ACK back a little (coalescing, a busy
+ * CPU), and a hostile one may answer one tagged packet at once and the
+ * rest late; a probe for every such wait would only add packets.
+ */
+#define SROCE_REQ_RTO_MIN_NS		(5 * NSEC_PER_MSEC)
 
 struct sroce_req_rto {
 	u64 srtt;		/* smoothed round trip, ns; 0: no sample yet */
@@ -81,9 +88,9 @@ static inline void sroce_req_rto_backoff(struct sroce_req_rto *r)
  * @tick_ns: length of a tick
  * @timeout: the QP's retransmit timeout in ticks, 0 if it has none
  *
- * SRTT + max(G, 4 * RTTVAR), G the clock's granularity (one tick), plus
- * one tick because a timer set n ticks ahead may run after n - 1 whole
- * ticks, times 2^backoff.
+ * SRTT + max(G, 4 * RTTVAR), G the clock's granularity (one tick), at
+ * least SROCE_REQ_RTO_MIN_NS, plus one tick because a timer set n ticks
+ * ahead may run after n - 1 whole ticks, times 2^backoff.
  *
  * Return: the wait, or 0 if there is no early expiry: disabled, no sample
  * yet, or not shorter than @timeout (the timeout comes first).
@@ -97,6 +104,7 @@ static inline unsigned long sroce_req_rto_ticks(const struct sroce_req_rto *r,
 	if (!r->enabled || !r->srtt || !timeout || !tick_ns)
 		return 0;
 	ns = r->srtt + max_t(u64, tick_ns, 4 * r->rttvar);
+	ns = max_t(u64, ns, SROCE_REQ_RTO_MIN_NS);
 	ticks = div_u64(ns + tick_ns - 1, tick_ns) + 1;
 	if (ticks >= timeout || r->backoff >= ilog2(timeout) + 1)
 		return 0;

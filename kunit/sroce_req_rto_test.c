@@ -17,20 +17,25 @@ static void req_rto_first_sample(struct kunit *test)
 	struct sroce_req_rto r;
 
 	sroce_req_rto_init(&r, true);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 0UL);
+	sroce_req_rto_sample(&r, 4000000);
+	KUNIT_EXPECT_EQ(test, r.srtt, 4000000ULL);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 2000000ULL);
+	/* 4 ms + max(1 ms, 8 ms) = 12 ticks, and one for the tick under way */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 13UL);
+	/* 12 ms: 3 ticks of 4 ms, plus one */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 1000), 4UL);
+	/* A fast path waits the floor, 5 ms (1 ms + max(1 ms, 2 ms) is less). */
+	sroce_req_rto_init(&r, true);
 	sroce_req_rto_sample(&r, 1000000);
-	KUNIT_EXPECT_EQ(test, r.srtt, 1000000ULL);
-	KUNIT_EXPECT_EQ(test, r.rttvar, 500000ULL);
-	/* 1 ms + max(1 ms, 2 ms) = 3 ticks, and one for the tick under way */
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 4UL);
-	/* 1 ms + max(4 ms, 2 ms): 2 ticks of 4 ms, plus one */
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 17), 3UL);
-	/* A zero sample still counts: the clock's granularity is the floor. */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 6UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 1000), 3UL);
+	/* A zero sample still counts. */
 	sroce_req_rto_init(&r, true);
 	sroce_req_rto_sample(&r, 0);
 	KUNIT_EXPECT_EQ(test, r.srtt, 1ULL);
 	KUNIT_EXPECT_EQ(test, r.rttvar, 0ULL);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 3UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 6UL);
 }
 
 /* Later samples: RTTVAR gains a quarter of the deviation, SRTT an eighth. */
@@ -40,21 +45,21 @@ static void req_rto_smoothing(struct kunit *test)
 	int i;
 
 	sroce_req_rto_init(&r, true);
-	sroce_req_rto_sample(&r, 1000000);
-	sroce_req_rto_sample(&r, 3000000);
-	KUNIT_EXPECT_EQ(test, r.rttvar, 875000ULL);
-	KUNIT_EXPECT_EQ(test, r.srtt, 1250000ULL);
-	/* 1.25 ms + 3.5 ms: 5 ticks, plus one */
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 6UL);
+	sroce_req_rto_sample(&r, 4000000);
+	sroce_req_rto_sample(&r, 12000000);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 3500000ULL);
+	KUNIT_EXPECT_EQ(test, r.srtt, 5000000ULL);
+	/* 5 ms + 14 ms: 19 ticks, plus one */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 20UL);
 
 	/* A steady path: the deviation decays by a quarter per sample. */
 	sroce_req_rto_init(&r, true);
-	sroce_req_rto_sample(&r, 2000000);
+	sroce_req_rto_sample(&r, 8000000);
 	for (i = 0; i < 4; i++)
-		sroce_req_rto_sample(&r, 2000000);
-	KUNIT_EXPECT_EQ(test, r.srtt, 2000000ULL);
-	KUNIT_EXPECT_EQ(test, r.rttvar, 316407ULL);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 5UL);
+		sroce_req_rto_sample(&r, 8000000);
+	KUNIT_EXPECT_EQ(test, r.srtt, 8000000ULL);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 1265625ULL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 15UL);
 }
 
 /*
@@ -67,22 +72,23 @@ static void req_rto_backoff(struct kunit *test)
 	int i;
 
 	sroce_req_rto_init(&r, true);
-	sroce_req_rto_sample(&r, 1000000);
-	sroce_req_rto_sample(&r, 3000000);
+	sroce_req_rto_sample(&r, 4000000);
+	sroce_req_rto_sample(&r, 12000000);
 	sroce_req_rto_backoff(&r);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 12UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 100), 40UL);
 	sroce_req_rto_backoff(&r);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 24UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 100), 80UL);
 	sroce_req_rto_backoff(&r);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 100), 0UL);
 	/* Far past any timeout, and no shift overflows. */
 	for (i = 0; i < 100; i++)
 		sroce_req_rto_backoff(&r);
 	KUNIT_EXPECT_EQ(test, r.backoff, (u8)SROCE_REQ_RTO_BACKOFF_MAX);
 	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, ~0UL >> 1),
-			6UL << SROCE_REQ_RTO_BACKOFF_MAX);
+			20UL << SROCE_REQ_RTO_BACKOFF_MAX);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 0UL);
 	sroce_req_rto_progress(&r);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 6UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 100), 20UL);
 }
 
 /*
@@ -95,10 +101,10 @@ static void req_rto_ceiling(struct kunit *test)
 	struct sroce_req_rto r;
 
 	sroce_req_rto_init(&r, true);
-	sroce_req_rto_sample(&r, 1000000);
-	sroce_req_rto_sample(&r, 3000000);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 6), 0UL);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 7), 6UL);
+	sroce_req_rto_sample(&r, 4000000);
+	sroce_req_rto_sample(&r, 12000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 20), 0UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 21), 20UL);
 	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 0), 0UL);
 	/* A slow path: 200 ms round trips against a 67 ms timeout. */
 	sroce_req_rto_init(&r, true);
@@ -106,8 +112,8 @@ static void req_rto_ceiling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 17), 0UL);
 
 	sroce_req_rto_init(&r, false);
-	sroce_req_rto_sample(&r, 1000000);
-	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 40), 0UL);
+	sroce_req_rto_sample(&r, 4000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 0UL);
 }
 
 static struct kunit_case sroce_req_rto_cases[] = {

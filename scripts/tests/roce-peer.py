@@ -5,7 +5,7 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), nak-forever, lost-read,
+dup-ack, resume-read (after dup-ack), nak-forever, lost-read, early-rto,
 read-behind-probe, read-window, flush, blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
@@ -317,6 +317,49 @@ class Peer:
                    "on the ATOMIC ACK behind it, not after a timeout",
                    f"{reads} READ requests, {retries} retransmit timeouts")
 
+    # A round trip measured (the READ answered at once), then the FETCH_ADD
+    # behind it never answered: the requester resends it, one probe each
+    # time, well before the QP's timeout (17: 537 ms) and waiting twice as
+    # long each time (drivers/sroce_req_rto.h), spending no retry on them:
+    # retry_cnt 1 still ends it with IBV_WC_RETRY_EXC_ERR after two whole
+    # timeouts.
+    def early_rto(self, timeout=17, retry=1):
+        tmo = 4.096e-6 * (1 << timeout)
+        qpn = int(self.cmd(f"req {retry} {timeout}"))
+        self.drain()
+        early = int(self.cmd("counter early_retransmits"))
+        self.cmd_send("post2")
+        fadds, answered, ans, t0 = [], False, None, time.time()
+        while ans is None and time.time() - t0 < 30:
+            p = self.recv(timeout=0.01)
+            if p is not None and p[0] == OP_READ_REQ and not answered:
+                answered = True
+                self.send(OP_READ_ONLY, p[1],
+                          struct.pack("!I", (SYN_ACK << 24) | 1),
+                          b"\xcd" * 512, qpn=qpn)
+            elif p is not None and p[0] == OP_FETCH_ADD:
+                fadds.append(time.time())
+            ans = self.cmd_reply(timeout=0)
+        early = int(self.cmd("counter early_retransmits")) - early
+        gaps = [round(1000 * (b - a)) for a, b in zip(fadds, fadds[1:])]
+        print(f"# FETCH_ADD sent {len(fadds)} times, gaps {gaps} ms; "
+              f"early_retransmits +{early}; target says {ans!r}")
+        if not self.check(ans is not None, "READ and FETCH_ADD complete"):
+            return
+        s1, s2, ms, retries = (int(x) for x in ans.split())
+        self.check((s1, s2) == (0, 12), "the READ with success, the "
+                   "FETCH_ADD with IBV_WC_RETRY_EXC_ERR", f"status {s1} {s2}")
+        self.check(len(gaps) > 0 and gaps[0] < 500 * tmo,
+                   f"the first resend comes before half the timeout "
+                   f"({1000 * tmo:.0f} ms)", f"gaps {gaps} ms")
+        self.check(early > 0 and len(fadds) == 1 + early + retry,
+                   "one probe per early retransmit and per timeout but "
+                   "the last", f"{len(fadds)} sent, {early} early")
+        self.check(retries == retry + 1 and ms >= 0.95 * 1000 * tmo *
+                   (retry + 1), f"retry_cnt {retry} spent on {retry + 1} "
+                   "whole timeouts, none on the early resends",
+                   f"{retries} timeouts in {ms} ms")
+
     # A WRITE, a READ and a WRITE all sent, nothing answered: the retransmit
     # timeout (timeout 18: about 1 s) probes the first WRITE. The READ's
     # responses then come, but not its last: the requester, rewound to the
@@ -467,6 +510,7 @@ CASES = {
     "resume-read": lambda p: p.resumed_read(),
     "nak-forever": lambda p: p.nak_forever(),
     "lost-read": lambda p: p.lost_read_response(),
+    "early-rto": lambda p: p.early_rto(),
     "read-behind-probe": lambda p: p.read_behind_probe(),
     "read-window": lambda p: p.read_opens_window(),
     "flush": lambda p: p.flush_refused(),
