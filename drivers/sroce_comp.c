@@ -337,6 +337,7 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	req->nak_valid = true;
 	req->rnr_wait = true;
 	req->expired = false;
+	req->early = false;
 	req->probe = false;
 	del_timer(&req->retry_timer);
 	usecs = sroce_seg_rnr_usecs(syndrome & SROCE_AETH_VALUE_MASK);
@@ -469,8 +470,6 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	bool last;
 	int err;
 
-	/* A response answers its request, tagged at the READ's first PSN. */
-	sroce_comp_rtt(qp, pkt->psn);
 	wqe = sroce_comp_resp_wqe(qp, pkt->psn, true, out);
 	if (!wqe) {
 		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
@@ -496,6 +495,11 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 				  SROCE_CNT_COMP_DROPPED);
 		return;
 	}
+	/*
+	 * A response answers its request, tagged at the READ's first PSN;
+	 * only one that fits the READ gives a round trip sample.
+	 */
+	sroce_comp_rtt(qp, pkt->psn);
 
 	if (pkt->paylen) {
 		err = sroce_comp_scatter(qp, wqe, sroce_pkt_payload(pkt),
@@ -541,13 +545,13 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	u64 orig;
 	int err;
 
-	sroce_comp_rtt(qp, pkt->psn);
 	wqe = sroce_comp_resp_wqe(qp, pkt->psn, false, out);
 	if (!wqe) {
 		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
 				  SROCE_CNT_COMP_DROPPED);
 		return;
 	}
+	sroce_comp_rtt(qp, pkt->psn);
 
 	orig = sroce_atmack_orig(sroce_pkt_atmack(pkt));
 	sroce_sge_cursor_init(&c, wqe->sge, wqe->num_sge);
@@ -656,13 +660,14 @@ void sroce_comp_retry_timer(struct timer_list *t)
 		goto unlock;
 	late = (long)(jiffies - t->expires);
 	grace = sroce_seg_stall_grace(req->timeout, late);
-	if (grace && !req->grace) {
-		req->grace = true;
-		mod_timer(t, jiffies + grace);
-		goto unlock;
-	}
 	if (time_before(jiffies, req->deadline)) {
-		/* Before the deadline: the early expiry, if still due. */
+		/*
+		 * Before the deadline: the early expiry, if still due. After
+		 * a stall its wait starts again (the answers may be queued
+		 * behind it), leaving the deadline its own grace.
+		 */
+		if (grace)
+			req->ask_at = jiffies;
 		early = req->asking ? sroce_req_rto_ticks(&req->rto, TICK_NSEC,
 							  req->timeout) : 0;
 		if (!early || time_before(jiffies, req->ask_at + early)) {
@@ -670,9 +675,15 @@ void sroce_comp_retry_timer(struct timer_list *t)
 			goto unlock;
 		}
 		req->early = true;
-	} else {
-		req->expired = true;
+		kick = true;
+		goto unlock;
 	}
+	if (grace && !req->grace) {
+		req->grace = true;
+		mod_timer(t, jiffies + grace);
+		goto unlock;
+	}
+	req->expired = true;
 	kick = true;
 unlock:
 	spin_unlock_bh(&req->lock);

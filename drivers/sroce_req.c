@@ -196,7 +196,8 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->deadline = jiffies;
 	sroce_req_win_init(&req->win, req->una,
 			   READ_ONCE(sdev->cc_params.tx_adaptive_window));
-	sroce_req_rto_init(&req->rto,
+	/* Only RC is answered. */
+	sroce_req_rto_init(&req->rto, qp->ibqp.qp_type == IB_QPT_RC &&
 			   READ_ONCE(sdev->cc_params.tx_rtt_retransmit));
 	sroce_cc_sender_init(&req->cc, &sdev->cc_params, line_mbps);
 	/* The early retransmit needs round trips, whatever the algorithm. */
@@ -254,8 +255,9 @@ void sroce_req_cleanup(struct sroce_qp *qp)
 
 /*
  * retry_timer runs at the deadline or, if an answer is awaited and the
- * round trips say it is overdue sooner, at its early expiry. Caller holds
- * req.lock.
+ * round trips say it is overdue sooner, at its early expiry; past the
+ * deadline, extended for a stall (grace), it stays where it is. Caller
+ * holds req.lock.
  */
 void sroce_req_set_retry_timer(struct sroce_qp *qp)
 {
@@ -263,7 +265,7 @@ void sroce_req_set_retry_timer(struct sroce_qp *qp)
 	unsigned long expires = req->deadline;
 	unsigned long early;
 
-	if (!req->timeout || req->stopped || req->rnr_wait)
+	if (!req->timeout || req->stopped || req->rnr_wait || req->grace)
 		return;
 	early = req->asking ? sroce_req_rto_ticks(&req->rto, TICK_NSEC,
 						  req->timeout) : 0;
@@ -277,7 +279,9 @@ void sroce_req_arm_retry(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 
+	/* A restart is a new send: the early wait runs from now too. */
 	req->deadline = jiffies + req->timeout;
+	req->ask_at = jiffies;
 	req->grace = false;
 	sroce_req_set_retry_timer(qp);
 }
