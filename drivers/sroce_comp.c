@@ -639,7 +639,9 @@ unlock:
  * extended once by as long as it lasted (at most one timeout). Otherwise
  * the expiry is handed to the requester's work item, which runs after
  * pending receive work and retries only if no progress came meanwhile
- * (sroce_comp_expired()).
+ * (sroce_comp_expired()). Before the deadline the timer runs for the
+ * early expiry (sroce_req_rto.h), handed on the same way
+ * (sroce_comp_early()).
  */
 void sroce_comp_retry_timer(struct timer_list *t)
 {
