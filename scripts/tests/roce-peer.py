@@ -325,11 +325,12 @@ class Peer:
 
     # A round trip measured (the READ answered at once), then the FETCH_ADD
     # behind it never answered: the requester resends it, one probe each
-    # time, well before the QP's timeout (17: 537 ms) and waiting twice as
+    # time, well before the QP's timeout (19: 2.1 s, far above the round
+    # trip to this script even on the debug kernel) and waiting twice as
     # long each time (drivers/sroce_req_rto.h), spending no retry on them:
     # retry_cnt 1 still ends it with IBV_WC_RETRY_EXC_ERR after two whole
     # timeouts.
-    def early_rto(self, timeout=17, retry=1):
+    def early_rto(self, timeout=19, retry=1):
         tmo = 4.096e-6 * (1 << timeout)
         qpn = int(self.cmd(f"req {retry} {timeout}"))
         self.drain()
