@@ -45,7 +45,8 @@
 #                 at 1 % against 0.958, 0.375-0.394 at 5 % against 0.346,
 #                 0.101-0.103 at 20 % against 0.100)
 #   nocc          record the sroce congestion checks as "# cc: ..." lines
-#                 instead of asserting them (until the data path is wired)
+#                 instead of asserting them (the debug kernel's step:
+#                 its switch guest is too slow to be the bottleneck)
 #   NAME=VALUE    a sroce cc_params value, set on every guest before the
 #                 runs (after the incast preset below)
 #
