@@ -3,7 +3,7 @@
 #
 # NVMe over Fabrics over sroce, run by scripts/vm-run.sh on two guests:
 #
-#   nvmeof.sh [quick|long]     (with -f .../sroce.ko)
+#   nvmeof.sh [quick|long] [size=N]     (with -f .../sroce.ko)
 #
 # Guest 0 is the Debian kernel's nvmet-rdma target: a memory-backed
 # null_blk namespace exported through configfs on a port at sroce's IPv4
@@ -12,17 +12,21 @@
 # verify=crc32c, writing and then reading everything back, sequential
 # large blocks and random 4 KiB blocks. Then disconnect, remove the
 # target's configuration and unload everything; vm-run.sh fails on any
-# kernel warning. quick writes 64 MiB per fio job, long 512 MiB.
+# kernel warning. quick writes 64 MiB per fio job, long 512 MiB;
+# size= sets it (fio's units: 16M).
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
 size=64M
-case ${1:-quick} in
-quick) ;;
-long) size=512M ;;
-*) bail "unknown option '$1'" ;;
-esac
+for opt in "${@:-quick}"; do
+	case $opt in
+	quick) ;;
+	long) size=512M ;;
+	size=[1-9]*) size=${opt#size=} ;;
+	*) bail "unknown option '$opt'" ;;
+	esac
+done
 
 dev=sroce0
 nqn=nqn.2026-11.org.sroce:nvmeof-test
