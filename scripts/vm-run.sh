@@ -5,9 +5,11 @@
 # inside a private network namespace, then collect and judge the results.
 #
 #   scripts/vm-run.sh [-n NGUESTS] [-t TIMEOUT_S] [-m MTU] [-o OUTDIR]
-#                     [-d RELEASE[,RELEASE...]] [-k stock|debug] [-f FILE]...
-#                     JOB_SCRIPT [ARGS...]
+#                     [-d RELEASE[,RELEASE...]] [-k stock|debug] [-c VCPUS]
+#                     [-f FILE]... JOB_SCRIPT [ARGS...]
 #
+# -c 2 gives each guest two vCPUs (multi-threaded TCG: one host core each),
+# for a job that is a whole network in one guest (cc-netns.sh).
 # -d picks the Debian release the guests boot (scripts/guest-image.sh -d):
 # bookworm (6.1, the default) or trixie (6.12), one for all guests or one
 # per guest (-d bookworm,trixie: guest 0 bookworm, guest 1 trixie). Each
@@ -67,9 +69,9 @@ usage() {
 	exit 2
 }
 
-nguests=2 timeout=300 mtu=1500 kernel=stock releases=bookworm outdir=
+nguests=2 timeout=300 mtu=1500 kernel=stock releases=bookworm outdir='' vcpus=1
 files=()
-while getopts n:t:m:o:d:k:f:h opt; do
+while getopts n:t:m:o:d:k:c:f:h opt; do
 	case $opt in
 	n) nguests=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -77,6 +79,7 @@ while getopts n:t:m:o:d:k:f:h opt; do
 	o) outdir=$OPTARG ;;
 	d) releases=$OPTARG ;;
 	k) kernel=$OPTARG ;;
+	c) vcpus=$OPTARG ;;
 	f) files+=("$OPTARG") ;;
 	*) usage ;;
 	esac
@@ -90,6 +93,7 @@ in_range() { [[ $1 =~ ^[0-9]+$ ]] && (($2 <= $1 && $1 <= $3)); }
 in_range "$nguests" 1 16 || die "-n wants 1..16 guests"
 in_range "$timeout" 1 86400 || die "-t wants seconds"
 in_range "$mtu" 1280 9000 || die "-m wants an MTU in 1280..9000"
+in_range "$vcpus" 1 2 || die "-c wants 1 or 2 vCPUs"
 [[ $kernel == stock || $kernel == debug ]] || die "-k wants stock or debug"
 IFS=, read -ra release <<<"$releases"
 [ ${#release[@]} -eq 1 ] || [ ${#release[@]} -eq "$nguests" ] ||
@@ -261,7 +265,7 @@ boot_guests() {
 		# (Documentation/testing.rst, "Stuck virtio queues").
 		TMPDIR=$work setpriv --pdeathsig KILL ip netns exec "$ns" qemu-system-x86_64 \
 			-name "guest$i" -nodefaults -no-user-config \
-			-machine pc -accel tcg -cpu "$cpu" -smp 1,maxcpus=2 -m "$mem" \
+			-machine pc -accel tcg -cpu "$cpu" -smp "$vcpus,maxcpus=2" -m "$mem" \
 			-display none -monitor none -no-reboot \
 			-serial "file:$outdir/guest$i/console.log" \
 			-kernel "${image[i]}/kernel" -initrd "${image[i]}/initramfs.cpio" \
