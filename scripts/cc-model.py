@@ -8,6 +8,8 @@ the measured runs can be compared with it:
 
   cc-model.py [--model-dir DIR] incast   2:1 through the 16 Mb/s bottleneck
   cc-model.py [--model-dir DIR] mark     Bernoulli CE marking, 1/5/20 %
+  cc-model.py [--model-dir DIR] netns    K:1 through 64 Mb/s, K = 2..16
+                                         (scripts/tests/cc-netns.sh)
 
 DIR (default: $SROCE_DCQCN_MODEL, else ../shared/reference/model next to
 the tree) holds dcqcn_model.py. The model counts an increase event before
@@ -71,20 +73,55 @@ def mark(m):
                   f"cnp_per_s={r['cnps'][0] / (r['sim_time'] / 1e6):.0f}")
 
 
+def netns(m):
+    """cc-netns.sh: 64 Mb/s, RED as incast, T 100 ms, a start every 1 s.
+
+    Judged as cc-testbed.py judges the guest's samples: the window from
+    the last start plus 2 s to the end, 1 s slices for Jain's index.
+    """
+    red = dict(C=64.0, kmin=3000 * 8.0, kmax=10000 * 8.0, pmax=0.2,
+               buf=400000 * 8.0)
+    preset = dict(PRESET, T=100000.0)
+    for k in (2, 4, 8, 16):
+        for line in (40.0, 80.0):
+            gap, dur = 1e6, 1e6 * (k - 1) + 25e6
+            r = m.run(n_flows=k, line=line, one_way=100.0,
+                      starts=[i * gap for i in range(k)], sim_time=dur,
+                      seed=1, **red, **preset)
+            last = gap * (k - 1)
+            w0, w = last + 2e6, 1e6
+            rates = [m.binned(s, 0, dur, w, r["pkt"]) for s in r["sent"]]
+            k0 = int(w0 // w)
+            mean = [statistics.mean(x[k0:]) for x in rates]
+            jain = sum(mean) ** 2 / (k * sum(x * x for x in mean))
+            slices = []
+            for j in range(int(last // w), len(rates[0])):
+                xs = [x[j] for x in rates]
+                slices.append(sum(xs) ** 2 / (k * sum(x * x for x in xs)))
+            conv = next((i for i in range(len(slices))
+                         if min(slices[i:]) >= 0.95), None)
+            q = sorted(qb / 8 for t, qb in r["qlog"] if t >= w0)
+            print(f"netns k={k} line={line:g} util={sum(mean) / 64:.3f} "
+                  f"jain={jain:.4f} jain_min={min(slices[2:]):.3f} "
+                  f"conv_s={conv} q_mean_b={statistics.mean(q):.0f} "
+                  f"q_p99_b={q[int(0.99 * (len(q) - 1))]:.0f} "
+                  f"drops={r['drops']}")
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     default = os.environ.get("SROCE_DCQCN_MODEL") or os.path.join(
         here, "..", "..", "shared", "reference", "model")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model-dir", default=default)
-    ap.add_argument("scenario", choices=("incast", "mark"))
+    ap.add_argument("scenario", choices=("incast", "mark", "netns"))
     args = ap.parse_args()
     sys.path.insert(0, args.model_dir)
     try:
         import dcqcn_model  # pylint: disable=import-outside-toplevel
     except ImportError:
         sys.exit(f"cc-model.py: no dcqcn_model.py in {args.model_dir}")
-    {"incast": incast, "mark": mark}[args.scenario](dcqcn_model)
+    {"incast": incast, "mark": mark, "netns": netns}[args.scenario](dcqcn_model)
 
 
 if __name__ == "__main__":

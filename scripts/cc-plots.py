@@ -13,6 +13,10 @@
   cc-plots.py mark OUT.png RESULTS.txt
       throughput share of rp_max_rate per marking percentage, measured
       against the model (cc.sh's "scenario=mark-model" result lines)
+  cc-plots.py netns OUT.png ON.csv [OFF.csv]
+      K:1 in one guest (scripts/tests/cc-netns.sh): each sender's rate
+      into the switch (1 s means) and the bottleneck queue over time,
+      from cc-testbed.py's samples, one column of panels per mode
   cc-plots.py demo OUT.png RXE-DIR SROCE-DIR
       make demo's table (printed) and figure: the same incast over
       rdma_rxe and over sroce with DCQCN, from each vm-run.sh output
@@ -61,6 +65,56 @@ def incast_columns(out, columns):
         drops = d["dropped"][-1] if d["dropped"] else 0
         marks = d["marked"][-1] if d["marked"] else 0
         bottom.set_title(f"marked {marks:.0f}, dropped {drops:.0f}", fontsize="small")
+        bottom.legend(loc="upper right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(out, dpi=90)
+
+
+def read_testbed(path):
+    """cc-testbed.py's samples: rate_bps and the columns by name."""
+    rate = 0.0
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("# rate_bps="):
+                rate = float(line.split("=")[1])
+            elif line.startswith("t,"):
+                names = line.strip().split(",")
+            else:
+                rows.append([float(x) for x in line.split(",")])
+    return rate, {n: [r[i] for r in rows] for i, n in enumerate(names)}
+
+
+def netns(out, paths):
+    fig, axes = plt.subplots(2, len(paths), figsize=(7 * len(paths), 6), squeeze=False,
+                             sharex=True, sharey="row")
+    for col, (title, path) in enumerate(zip(("DCQCN on", "DCQCN off"), paths)):
+        rate, d = read_testbed(path)
+        flows = sorted((n for n in d if n.startswith("rx")), key=lambda n: int(n[2:]))
+        t, top, bottom = d["t"], axes[0][col], axes[1][col]
+        t0 = t[0]
+        for n in flows:
+            xs, ys, j = [], [], 0
+            while True:
+                e = next((x for x in range(j, len(t)) if t[x] >= t[j] + 1.0), None)
+                if e is None:
+                    break
+                xs.append(t[e] - t0)
+                ys.append((d[n][e] - d[n][j]) * 8 / (t[e] - t[j]) / 1e6)
+                j = e
+            top.plot(xs, ys, linewidth=0.8)
+        top.axhline(rate / 1e6 / len(flows), color="grey", linestyle=":",
+                    label=f"fair share ({rate / 1e6 / len(flows):g} Mb/s)")
+        top.legend(loc="upper right", fontsize="small")
+        top.set_title(f"{len(flows)}:1 through {rate / 1e6:g} Mb/s, {title}")
+        top.set_ylabel("rate into the switch, Mb/s")
+        bottom.plot([x - t0 for x in t], [b / 1000 for b in d["backlog"]],
+                    color="tab:red", label="queue")
+        bottom.axhline(10, color="grey", linestyle=":", label="RED max (10 KB)")
+        bottom.set_ylabel("queue, KB (0.2 s samples)")
+        bottom.set_xlabel("time, s")
+        bottom.set_title(f"marked {d['marked'][-1] - d['marked'][0]:.0f}, "
+                         f"dropped {d['pdrop'][-1] - d['pdrop'][0]:.0f}", fontsize="small")
         bottom.legend(loc="upper right", fontsize="small")
     fig.tight_layout()
     fig.savefig(out, dpi=90)
@@ -171,10 +225,12 @@ def demo(out, rxe_dir, sroce_dir):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[1] not in ("incast", "rates", "mark", "demo"):
+    if len(sys.argv) < 4 or sys.argv[1] not in ("incast", "rates", "mark", "demo", "netns"):
         sys.exit(__doc__)
     if sys.argv[1] == "incast":
         incast(sys.argv[2], sys.argv[3:])
+    elif sys.argv[1] == "netns":
+        netns(sys.argv[2], sys.argv[3:5])
     elif sys.argv[1] == "rates":
         rates(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "demo" and len(sys.argv) == 5:

@@ -1,0 +1,293 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# K:1 incast in one guest, the congestion control testbed. Run by
+# scripts/vm-run.sh -n 1 -c 2 with -f .../sroce.ko -f .../netns-lib.sh
+# -f .../cc-testbed.py:
+#
+#   cc-netns.sh K [on|off|both] [OPTION...]
+#
+# Sender namespaces s1..sK and a receiver namespace r (netns-lib.sh hosts
+# 1..K and 100) each hold their own sroce device (tx1..txK, rx) on their
+# veth. The switch port toward r (p100's egress, in sw) is the bottleneck
+# for RoCEv2: tbf at RATE with RED (ecn) below it, the queue cc.sh incast
+# builds on an ifb. Sender i writes to r (ib_write_bw, 64 KiB) from
+# (i-1)*GAP seconds on, until DUR + (i-1)*LEAVE. cc-testbed.py samples the
+# port every 0.2 s and judges the window in which all K flows run. DCQCN
+# on, off (rp_enable = np_enable = 0), or both (the default).
+#
+# Options:
+#   dur=S       when the first sender stops, seconds from its start (40)
+#   gap=S       time between two senders' starts (1)
+#   leave=S     time between two senders' stops (0: all stop together)
+#   rate=M      bottleneck rate, Mb/s (64)
+#   mtu=N       the veths' MTU (1500; 9000 gives RoCE a 4096 path MTU)
+#   red=MIN/MAX/P  RED's thresholds (bytes) and marking probability
+#               (3000/10000/0.2)
+#   util=X      with DCQCN on, the lowest utilisation accepted (0.9)
+#   jain=X      with DCQCN on, the lowest Jain's index of the flows' mean
+#               rates accepted (0.95)
+#   nocc        record the DCQCN checks instead of asserting them
+#   NAME=VALUE  an sroce cc_params value, set on every device after the
+#               preset below
+#
+# Results: /job/results.txt (a line per mode), /job/netns-MODE.csv (the
+# samples), /job/netns-MODE-qdisc.txt, /job/trace-netns-MODE.txt (the
+# sroce_cc_rate tracepoint) and /job/counters-netns-MODE.txt (every
+# device's non-zero counters and the RC QPs after the run).
+
+# shellcheck source-path=SCRIPTDIR source=guest-lib.sh
+. /job/guest-lib.sh
+# shellcheck source-path=SCRIPTDIR source=netns-lib.sh
+. /job/netns-lib.sh
+
+k=${1:-}
+shift
+[[ $k =~ ^[0-9]+$ ]] || bail "K wants 1..32 senders"
+((k >= 1 && k <= 32)) || bail "K wants 1..32 senders"
+dur=40 gap=1 leave=0 rate=64 mtu=1500 util_min=0.9 jain_min=0.95 nocc='' modes=(on off)
+cc_set=()
+RED=(min 3000 max 10000 avpkt 1100 burst 3 probability 0.2 limit 400000)
+for opt in "$@"; do
+	case $opt in
+	dur=*) dur=${opt#dur=} ;;
+	gap=*) gap=${opt#gap=} ;;
+	leave=*) leave=${opt#leave=} ;;
+	rate=*) rate=${opt#rate=} ;;
+	mtu=*) mtu=${opt#mtu=} ;;
+	red=*/*/*)
+		IFS=/ read -r red_min red_max red_p <<<"${opt#red=}"
+		# tc wants a burst above min / avpkt (3, cc.sh's, for 3000)
+		RED=(min "$red_min" max "$red_max" avpkt 1100
+			burst $((red_min / 1100 + 1 > 3 ? red_min / 1100 + 1 : 3))
+			probability "$red_p" limit 400000)
+		;;
+	util=*) util_min=${opt#util=} ;;
+	jain=*) jain_min=${opt#jain=} ;;
+	nocc) nocc=1 ;;
+	on|off) modes=("$opt") ;;
+	both) modes=(on off) ;;
+	*=*) cc_set+=("$opt") ;;
+	*) bail "unknown option '$opt'" ;;
+	esac
+done
+TOOL_TIMEOUT=$((dur + k * (gap + leave) + 120))
+port=18600
+
+# The cc.sh incast preset (see there) with T 100 ms, and its RED. 64 Mb/s
+# is a third to a half of what the senders push in all with no bottleneck
+# (150-200 Mb/s measured, 1 KiB packets) and a fair share of 4 Mb/s at
+# K 16, four of R_AI's smallest steps. The model (scripts/cc-model.py
+# netns) puts 16 flows through it at utilisation 0.95, Jain 0.97 and a
+# 3.6 KB mean queue; at 32 Mb/s it gives 0.84-0.87 and a 13-15 KB mean,
+# above RED's max.
+PRESET=(rp_ai_rate=1 rp_hai_rate=1 rp_time_reset=100000 rp_byte_reset=0
+	rp_dce_tcp_rtt=1000 rp_rate_reduce_monitor_period=1000
+	np_min_time_between_cnps=500 rp_min_rate=1)
+
+# set_cc DEV NAME=VALUE...: DEV's cc_params.
+set_cc() {
+	local dev=$1 a
+	shift
+	for a in "$@"; do
+		echo "${a#*=}" >"/sys/class/infiniband/$dev/ports/1/cc_params/${a%%=*}" ||
+			{ echo "cannot set $a on $dev"; return 1; }
+	done
+}
+
+cnt() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
+}
+
+# sum_cnt NAME: NAME summed over the senders' devices.
+sum_cnt() {
+	local i n=0
+	for ((i = 1; i <= k; i++)); do
+		n=$((n + $(cnt "tx$i" "$1")))
+	done
+	echo $n
+}
+
+# host NS N DEV: netns-lib.sh's host NS at $mtu with sroce device DEV.
+host() {
+	host_up "$1" "$2" &&
+		ip -n "$1" link set v0 mtu "$mtu" &&
+		ip -n sw link set "p$2" mtu "$mtu" &&
+		link_in "$1" "$3"
+}
+
+testbed_up() {
+	local i
+	switch_up && host r 100 rx || return 1
+	for ((i = 1; i <= k; i++)); do
+		host "s$i" "$i" "tx$i" || return 1
+	done
+	# RoCEv2 only: perftest's TCP connection would be Not-ECT in RED's
+	# queue, and with DCQCN off a sender that joins a full queue would
+	# wait out SYN backoffs while the others run. tbf's bucket holds 4 ms
+	# at the rate (at least 10 KB): the TCG guest's timers are late, and
+	# a smaller one loses tokens (measured at 64 Mb/s with 10 KB: 52).
+	tc -n sw qdisc add dev p100 root handle 1: prio bands 2 \
+		priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 &&
+		tc -n sw qdisc add dev p100 parent 1:1 handle 10: tbf rate "${rate}mbit" \
+			burst $((rate * 500 > 10240 ? rate * 500 : 10240)) latency 100ms &&
+		tc -n sw qdisc add dev p100 parent 10:1 handle 20: red "${RED[@]}" \
+			bandwidth "${rate}mbit" ecn &&
+		tc -n sw filter add dev p100 parent 1: protocol ip prio 1 u32 \
+			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:1 &&
+		inns r ping -c 1 -W 5 10.88.0.1 >/dev/null
+}
+
+# kv KEY LINE: the value of KEY=... in LINE.
+kv() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" <<<"$2"; }
+
+# cc_check DESC CMD...: a DCQCN check; with nocc only its result is shown.
+cc_check() {
+	local desc=$1
+	shift
+	if [ -z "$nocc" ]; then
+		check "cc: $desc" "$@"
+	elif "$@" >/dev/null 2>&1; then
+		echo "# cc (not asserted): $desc: yes"
+	else
+		echo "# cc (not asserted): $desc: NO"
+	fi
+}
+
+# trace ON|OFF TAG: the sroce_cc_rate tracepoint (every sender's Rc) on,
+# or off and saved as /job/trace-TAG.txt.
+TRACE=/sys/kernel/tracing
+trace() {
+	if [ "$1" = on ]; then
+		[ -d $TRACE/events ] || mount -t tracefs tracefs $TRACE || return 1
+		echo 0 >$TRACE/tracing_on
+		echo >$TRACE/trace
+		echo 16384 >$TRACE/buffer_size_kb
+		echo 1 >$TRACE/events/sroce/sroce_cc_rate/enable
+		echo 1 >$TRACE/tracing_on
+	else
+		echo 0 >$TRACE/tracing_on
+		echo 0 >$TRACE/events/sroce/sroce_cc_rate/enable
+		cat $TRACE/trace >"/job/trace-$2.txt"
+	fi
+}
+
+# counters TAG: every device's counters and RC QPs, /job/counters-TAG.txt.
+counters() {
+	local dev
+	for dev in rx $(seq -f 'tx%g' 1 "$k"); do
+		dump_counters "$dev" | grep -v ' 0$'
+	done >"/job/counters-$1.txt"
+	rdma res show qp type RC >>"/job/counters-$1.txt" 2>&1
+}
+
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# run MODE: one K:1 run with DCQCN on or off.
+run() {
+	local mode=$1 tag=netns-$1 en=0 i d dev spids=() cpids=() sampler rx_gid line rc
+	local cnp0 handled0 cnp handled bad=0
+	[ "$mode" = on ] && en=255
+	for dev in rx $(seq -f 'tx%g' 1 "$k"); do
+		set_cc "$dev" rp_enable=$en np_enable=$en || return 1
+	done
+	rx_gid=$(gid r rx 10.88.0.100)
+	cnp0=$(cnt rx np_cnp_sent)
+	handled0=$(sum_cnt rp_cnp_handled)
+	ip netns exec sw python3 /job/cc-testbed.py record "/job/$tag.csv" \
+		$((dur + k * (gap + leave) + 30)) p100 "$k" "$rate" &
+	sampler=$!
+	for ((i = 1; i <= k; i++)); do
+		d=$((dur - (i - 1) * gap + (i - 1) * leave))
+		timeout "$TOOL_TIMEOUT" ip netns exec r ib_write_bw -d rx -x "$rx_gid" \
+			-F -s 65536 -D "$d" -p $((port + i)) >"/job/$tag-$i.server" 2>&1 &
+		spids+=($!)
+	done
+	sleep 2
+	trace on
+	for ((i = 1; i <= k; i++)); do
+		d=$((dur - (i - 1) * gap + (i - 1) * leave))
+		# Niced: perftest polls its CQ without pause, and K pollers at
+		# normal priority would starve the softirqs that are the switch
+		# and the receivers here (SCHED_IDLE starves the pollers
+		# instead: a sender that joins a busy guest never connects).
+		(
+			sleep $(((i - 1) * gap))
+			run_client "/job/$tag-$i.client" ip netns exec "s$i" nice -n 19 \
+				ib_write_bw -d "tx$i" -x "$(gid "s$i" "tx$i" "10.88.0.$i")" \
+				-F -s 65536 -D "$d" -p $((port + i)) 10.88.0.100
+		) &
+		cpids+=($!)
+	done
+	for ((i = 1; i <= k; i++)); do
+		wait "${cpids[i - 1]}" || { bad=$((bad + 1)); sed 's/^/#   /' "/job/$tag-$i.client"; }
+		wait "${spids[i - 1]}" || bad=$((bad + 1))
+	done
+	trace off "$tag"
+	counters "$tag"
+	sleep 2
+	kill "$sampler" 2>/dev/null
+	wait "$sampler"
+	port=$((port + k))
+	tc -n sw -s qdisc show dev p100 >"/job/$tag-qdisc.txt"
+	cnp=$(($(cnt rx np_cnp_sent) - cnp0))
+	handled=$(($(sum_cnt rp_cnp_handled) - handled0))
+	line=$(python3 /job/cc-testbed.py judge "/job/$tag.csv" "$k")
+	rc=$?
+	echo "mode=$mode rate=$rate $line cnp_sent=$cnp cnp_handled=$handled" >>/job/results.txt
+	echo "# result: mode=$mode rate=$rate $line cnp_sent=$cnp cnp_handled=$handled"
+	if [ "$mode" = off ]; then
+		echo "# DCQCN off (not asserted): $bad of $((2 * k)) perftest processes failed"
+		check "$tag: no CNP with DCQCN off ($cnp)" test "$cnp" -eq 0
+		return 0
+	fi
+	check "$tag: $k senders and their servers ran ($bad failed)" test $bad -eq 0
+	check "$tag: every flow crossed the bottleneck, the window judged" test $rc -eq 0 ||
+		return 1
+	check "$tag: RED marked packets CE ($(kv marked "$line"))" test "$(kv marked "$line")" -gt 0
+	cc_check "$tag: CNPs sent and handled ($cnp, $handled)" \
+		test "$cnp" -gt 0 -a "$handled" -gt 0
+	cc_check "$tag: utilisation at least $util_min ($(kv util "$line"))" \
+		ge "$(kv util "$line")" "$util_min"
+	cc_check "$tag: Jain's index at least $jain_min ($(kv jain "$line"))" \
+		ge "$(kv jain "$line")" "$jain_min"
+	cc_check "$tag: mean queue below RED's max, 10000 B ($(kv backlog_mean "$line"))" \
+		ge 10000 "$(kv backlog_mean "$line")"
+	cc_check "$tag: no overflow drop ($(kv pdrop "$line"))" test "$(kv pdrop "$line")" -eq 0
+}
+
+# devices_gone: no sroce device left, within 30 s of the namespaces'
+# deletion (the RDMA core unregisters them from a work item).
+devices_gone() {
+	local _
+	for _ in $(seq 300); do
+		rdma link show | grep -q . || return 0
+		sleep 0.1
+	done
+	rdma link show
+	return 1
+}
+
+check "load sroce" load_sroce || bail "cannot load sroce"
+check "testbed: $k senders, a receiver, a ${rate} Mb/s switch port" testbed_up ||
+	bail "no testbed"
+for dev in rx $(seq -f 'tx%g' 1 "$k"); do
+	set_cc "$dev" "${PRESET[@]}" "${cc_set[@]}" || bail "cannot set cc_params on $dev"
+done
+for m in "${modes[@]}"; do
+	run "$m"
+done
+if [ ${#modes[@]} -eq 2 ]; then
+	on=$(grep '^mode=on' /job/results.txt)
+	off=$(grep '^mode=off' /job/results.txt)
+	cc_check "DCQCN keeps the mean queue below half of that without it ($(kv backlog_mean "$on") vs $(kv backlog_mean "$off") B)" \
+		awk -v a="$(kv backlog_mean "$on")" -v b="$(kv backlog_mean "$off")" \
+		'BEGIN { exit !(a != "" && b != "" && a < b / 2) }'
+fi
+for ns in $(ip netns list | cut -d' ' -f1); do
+	ip netns pids "$ns" | xargs -r kill -KILL
+	ip netns del "$ns"
+done
+check "every sroce device gone with its namespace" devices_gone
+check "rmmod sroce" rmmod sroce
+summary
