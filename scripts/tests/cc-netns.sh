@@ -181,6 +181,29 @@ counters() {
 	rdma res show qp type RC >>"/job/counters-$1.txt" 2>&1
 }
 
+# diag_start TAG / diag_stop: every 2 s, the RC QPs, each sender's
+# sent_pkts and the perftest processes (CPU time, state) into
+# /job/diag-TAG.txt, to tell a stalled QP from a starved poller.
+diag_start() {
+	(
+		while :; do
+			echo "t=$(cut -d' ' -f1 /proc/uptime)"
+			rdma res show qp type RC 2>&1 | sed 's/^/  /'
+			for ((i = 1; i <= k; i++)); do
+				printf '  tx%s sent_pkts %s\n' "$i" "$(cnt "tx$i" sent_pkts)"
+			done
+			ps -o pid,ni,stat,time,args -C ib_write_bw | sed 's/^/  /'
+			sleep 2
+		done
+	) >"/job/diag-$1.txt" 2>&1 &
+	diag_pid=$!
+}
+
+diag_stop() {
+	kill "$diag_pid" 2>/dev/null
+	wait "$diag_pid" 2>/dev/null
+}
+
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
 # run MODE: one K:1 run with DCQCN on or off.
@@ -205,6 +228,7 @@ run() {
 	done
 	sleep 2
 	trace on
+	diag_start "$tag"
 	for ((i = 1; i <= k; i++)); do
 		d=$((dur - (i - 1) * gap + (i - 1) * leave))
 		# Niced: perftest polls its CQ without pause, and K pollers at
@@ -223,6 +247,7 @@ run() {
 		wait "${cpids[i - 1]}" || { bad=$((bad + 1)); sed 's/^/#   /' "/job/$tag-$i.client"; }
 		wait "${spids[i - 1]}" || bad=$((bad + 1))
 	done
+	diag_stop
 	trace off "$tag"
 	counters "$tag"
 	sleep 2
