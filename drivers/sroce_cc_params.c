@@ -162,9 +162,12 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * measured round trips say it should (RFC 6298's RTO, below the
 	 * QP's timeout attribute) resends a probe then, spending no retry
 	 * (sroce_req_rto.h); 0: only the QP's timeout resends. Taken by a
-	 * QP at RTS.
+	 * QP at RTS. Off by default: toward a responder that pauses in the
+	 * middle of a long READ response stream for longer than the RTO (a
+	 * debug kernel under TCG), each early resend asks for the stream
+	 * again and the duplicates slow it further, up to retry exceeded.
 	 */
-	SROCE_CC_PARAM(tx_rtt_retransmit, 0, 1, 1),
+	SROCE_CC_PARAM(tx_rtt_retransmit, 0, 1, 0),
 	/*
 	 * [SROCE] Congestion control of QPs that move to RTS from now on
 	 * (enum sroce_cc_algo): 0 DCQCN, as a ConnectX runs it; 1 TIMELY,

@@ -12,8 +12,8 @@
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
 # state); trains: sroce with send trains off too (sroce-notrain); window:
-# sroce with a fixed send window too (sroce-fixedwin); rto: sroce without
-# its early retransmit too (sroce-nortt); loss=P: netem drops P percent of
+# sroce with a fixed send window too (sroce-fixedwin); rto: sroce with
+# its early retransmit too (sroce-rtt); loss=P: netem drops P percent of
 # each guest's packets (TCP's too).
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.

@@ -18,8 +18,8 @@
 # the start-up, which a short run before it shows (TOOL_short). trains:
 # sroce also runs with send trains off (tx_trains 0), as sroce-notrain.
 # window: sroce also runs with a fixed send window (tx_adaptive_window 0),
-# as sroce-fixedwin. rto: sroce also runs without its early retransmit
-# (tx_rtt_retransmit 0), as sroce-nortt. loss=P: netem drops P percent of
+# as sroce-fixedwin. rto: sroce also runs with its early retransmit
+# (tx_rtt_retransmit 1, off by default), as sroce-rtt. loss=P: netem drops P percent of
 # the packets each guest sends, TCP's included, for the whole job.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
@@ -33,7 +33,7 @@ for arg in "$@"; do
 	duration=[1-9]*) duration=${arg#duration=} ;;
 	trains) variants+=(sroce-notrain) ;;
 	window) variants+=(sroce-fixedwin) ;;
-	rto) variants+=(sroce-nortt) ;;
+	rto) variants+=(sroce-rtt) ;;
 	loss=[0-9]*) loss=${arg#loss=} ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
@@ -160,15 +160,16 @@ for round in $(seq "$rounds"); do
 		check "load $type" load_link_module "$type" || continue
 		check "add $dev" rdma link add "$dev" type "$type" netdev eth0
 		wait_port_active "$dev"
+		value=0
 		case $impl in
 		sroce-notrain) param=tx_trains ;;
 		sroce-fixedwin) param=tx_adaptive_window ;;
-		sroce-nortt) param=tx_rtt_retransmit ;;
+		sroce-rtt) param=tx_rtt_retransmit value=1 ;;
 		*) param= ;;
 		esac
 		if [ -n "$param" ]; then
-			check "$param 0" sh -c \
-				"echo 0 >/sys/class/infiniband/$dev/ports/1/cc_params/$param"
+			check "$param $value" sh -c \
+				"echo $value >/sys/class/infiniband/$dev/ports/1/cc_params/$param"
 		fi
 		for tool in ib_write_bw ib_send_bw ib_read_bw; do
 			for size in $sizes; do

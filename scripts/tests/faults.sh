@@ -22,9 +22,9 @@
 #              for packets of send trains, which carry a UDP checksum
 #              that the stack checks first, the UDP InCsumErrors must grow
 #
-# An sroce client's requester must cut its send window on each
-# retransmit timeout and each early retransmit (drivers/sroce_req_win.h,
-# sroce_req_rto.h): window_cuts grows as completer_retry_err and
+# An sroce client's requester, with the early retransmit on, must cut its
+# send window on each retransmit timeout and each early retransmit
+# (drivers/sroce_req_win.h, sroce_req_rto.h): window_cuts grows as completer_retry_err and
 # early_retransmits together do; across the link flap both kinds must
 # come, the early ones first (the QPs' timeout is far longer than the
 # round trips measured before the flap).
@@ -61,6 +61,10 @@ prog=/job/rc-verify
 [ -x $prog ] || bail "no $prog: pass -f .../rc-verify to vm-run.sh"
 
 link_up "$mytype" "$dev"
+# sroce's early retransmit (off by default) runs under every fault here.
+[ "$mytype" != sroce ] ||
+	echo 1 >"/sys/class/infiniband/$dev/ports/1/cc_params/tx_rtt_retransmit" ||
+	bail "cannot turn the early retransmit on"
 gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
 addrs_ready peer
 modprobe sch_netem 2>/dev/null
