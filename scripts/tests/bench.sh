@@ -168,8 +168,7 @@ for round in $(seq "$rounds"); do
 		*) param= ;;
 		esac
 		if [ -n "$param" ]; then
-			check "$param $value" sh -c \
-				"echo $value >/sys/class/infiniband/$dev/ports/1/cc_params/$param"
+			check "$param $value" set_cc_params "$dev" "$param=$value"
 		fi
 		for tool in ib_write_bw ib_send_bw ib_read_bw; do
 			for size in $sizes; do

@@ -85,16 +85,6 @@ PRESET=(rp_ai_rate=1 rp_hai_rate=1 rp_time_reset=100000 rp_byte_reset=0
 	rp_dce_tcp_rtt=1000 rp_rate_reduce_monitor_period=1000
 	np_min_time_between_cnps=500 rp_min_rate=1)
 
-# set_cc DEV NAME=VALUE...: DEV's cc_params.
-set_cc() {
-	local dev=$1 a
-	shift
-	for a in "$@"; do
-		echo "${a#*=}" >"/sys/class/infiniband/$dev/ports/1/cc_params/${a%%=*}" ||
-			{ echo "cannot set $a on $dev"; return 1; }
-	done
-}
-
 cnt() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"
 }
@@ -212,7 +202,7 @@ run() {
 	local cnp0 handled0 cnp handled bad=0
 	[ "$mode" = on ] && en=255
 	for dev in rx $(seq -f 'tx%g' 1 "$k"); do
-		set_cc "$dev" rp_enable=$en np_enable=$en || return 1
+		set_cc_params "$dev" rp_enable=$en np_enable=$en || return 1
 	done
 	rx_gid=$(gid r rx 10.88.0.100)
 	cnp0=$(cnt rx np_cnp_sent)
@@ -297,7 +287,7 @@ check "load sroce" load_sroce || bail "cannot load sroce"
 check "testbed: $k senders, a receiver, a ${rate} Mb/s switch port" testbed_up ||
 	bail "no testbed"
 for dev in rx $(seq -f 'tx%g' 1 "$k"); do
-	set_cc "$dev" "${PRESET[@]}" "${cc_set[@]}" || bail "cannot set cc_params on $dev"
+	set_cc_params "$dev" "${PRESET[@]}" "${cc_set[@]}" || bail "cannot set cc_params on $dev"
 done
 for m in "${modes[@]}"; do
 	run "$m"

@@ -180,12 +180,8 @@ delta() {
 
 # set_cc NAME=VALUE...: write sroce cc_params (no-op for rxe).
 set_cc() {
-	local a
 	is_sroce || return 0
-	for a in "$@"; do
-		echo "${a#*=}" >"/sys/class/infiniband/$dev/ports/1/cc_params/${a%%=*}" ||
-			{ echo "cannot set $a"; return 1; }
-	done
+	set_cc_params "$dev" "$@"
 }
 
 # perftest_args DUR PORT: the common ib_write_bw options, plus pt_extra.

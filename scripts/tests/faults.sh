@@ -63,7 +63,7 @@ prog=/job/rc-verify
 link_up "$mytype" "$dev"
 # sroce's early retransmit (off by default) runs under every fault here.
 [ "$mytype" != sroce ] ||
-	echo 1 >"/sys/class/infiniband/$dev/ports/1/cc_params/tx_rtt_retransmit" ||
+	set_cc_params "$dev" tx_rtt_retransmit=1 ||
 	bail "cannot turn the early retransmit on"
 gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
 addrs_ready peer

@@ -273,6 +273,17 @@ local_pair() {
 	check "$desc server" test $src -eq 0 || sed 's/^/#   /' "$log.server"
 }
 
+# set_cc_params DEV NAME=VALUE...: DEV's sroce cc_params (sysfs), in order;
+# says which one it could not set.
+set_cc_params() {
+	local dev=$1 a
+	shift
+	for a in "$@"; do
+		echo "${a#*=}" >"/sys/class/infiniband/$dev/ports/1/cc_params/${a%%=*}" ||
+			{ echo "cannot set $a on $dev"; return 1; }
+	done
+}
+
 # dump_counters DEV: DEV's port counters into the job log, for the record.
 dump_counters() {
 	local f

@@ -35,7 +35,7 @@ counter() {
 if [ "$GUEST_ID" = 0 ]; then
 	link_up sroce "$dev"
 	# The early retransmit (off by default) is what early-rto checks.
-	echo 1 >"/sys/class/infiniband/$dev/ports/1/cc_params/tx_rtt_retransmit" ||
+	set_cc_params "$dev" tx_rtt_retransmit=1 ||
 		bail "cannot turn the early retransmit on"
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID"
 	addrs_ready peer
