@@ -96,6 +96,7 @@ static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 		}
 	} else {
 		req->sent_end = sroce_comp_next(qp, index);
+		req->end_psns = false;
 		req->cur = req->sent_end;
 		req->cur_pkt = 0;
 	}
@@ -788,6 +789,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 				    IB_WC_WR_FLUSH_ERR);
 	req->cur = req->head;
 	req->sent_end = req->head;
+	req->end_psns = false;
 	req->cur_pkt = 0;
 	req->rd_atomic = 0;
 	req->una = req->psn;

@@ -54,6 +54,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_SENT_TRAINS].name = "sent_trains",
 	[SROCE_CNT_WINDOW_CUTS].name = "window_cuts",
 	[SROCE_CNT_EARLY_RETRANSMITS].name = "early_retransmits",
+	[SROCE_CNT_XMIT_BACKOFFS].name = "xmit_backoffs",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -36,6 +36,7 @@
 #include "sroce_net.h"
 #include "sroce_param.h"
 #include "sroce_qp.h"
+#include "sroce_qp_res.h"
 #include "sroce_srq.h"
 #include "sroce_queue.h"
 #include "sroce_verbs.h"
@@ -208,6 +209,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.detach_mcast = sroce_detach_mcast,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
 	.device_group = &sroce_dev_attr_group,
+	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.get_dma_mr = sroce_get_dma_mr,
 	.get_hw_stats = sroce_get_hw_stats,
 	.get_link_layer = sroce_get_link_layer,

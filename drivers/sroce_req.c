@@ -175,6 +175,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->una = req->psn;
 	req->cur = qp->sq.queue.index;
 	req->sent_end = req->cur;
+	req->end_psns = false;
 	req->cur_pkt = 0;
 	req->head = req->cur;
 	req->rd_atomic = 0;
@@ -224,7 +225,7 @@ bool sroce_req_sq_idle(struct sroce_qp *qp)
 
 	/* Nothing half sent, nothing sent and not yet completed. */
 	spin_lock_bh(&req->lock);
-	idle = req->cur == req->sent_end && !req->cur_pkt &&
+	idle = req->cur == req->sent_end && !req->end_psns &&
 	       qp->sq.queue.index == req->sent_end;
 	spin_unlock_bh(&req->lock);
 	return idle;
@@ -327,29 +328,6 @@ static void sroce_req_cursor_skip(struct sroce_sge_cursor *c, u64 len)
 }
 
 /*
- * Has the WQE at sent_end its PSNs, i.e. did its first sending start?
- * PSNs were sent past the end of the WQE before it, or past una when none
- * is before it. cur may be anywhere: a rewind takes it back to an older
- * WQE, and a retransmission may reach sent_end again at its first packet.
- * Caller holds req.lock.
- */
-static bool sroce_req_end_started(struct sroce_qp *qp)
-{
-	struct sroce_req *req = &qp->req;
-	u32 mask = qp->sq.queue.index_mask;
-	u32 start;
-
-	if (req->sent_end == req->head)
-		return false;
-	if (qp->sq.queue.index == req->sent_end)
-		return req->una != req->psn_high ||
-		       (req->cur == req->sent_end && req->cur_pkt);
-	start = sroce_psn_add(sroce_sq_wqe(qp, (req->sent_end - 1) &
-					  mask)->prog.last_psn, 1);
-	return start != req->psn_high;
-}
-
-/*
  * Resume sending at @psn, which lies in a WQE that already has its PSNs:
  * back for a retransmission, forward past PSNs that a coalesced ACK covered.
  * Caller holds req.lock.
@@ -363,12 +341,25 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	u32 npsn, k;
 
 	/*
-	 * The WQE whose first sending started has its PSNs too, also when a
-	 * rewind took cur away from it: without it, an ACK that covers the
-	 * older WQEs and part of it could not move psn forward past una,
-	 * and a timeout's probe (una only) would never go.
+	 * Never back before una. What the peer acknowledged is not sent
+	 * again; and psn behind una reads as a full window (una to psn
+	 * wraps) while nothing is outstanding that could time out: the QP
+	 * would stop for good. The push-back rewind (sroce_req_xmit())
+	 * seeks to a PSN it took before dropping req.lock, and an ACK can
+	 * pass that PSN meanwhile: the receive softirq runs on another CPU,
+	 * or on this one inside the transmit itself.
 	 */
-	if (sroce_req_end_started(qp))
+	if (sroce_psn_lt(psn, req->una))
+		psn = req->una;
+
+	/*
+	 * The WQE whose first sending started has its PSNs too, also when a
+	 * rewind took cur away from it or back to its first packet: without
+	 * it, an ACK that covers the older WQEs and part of it could not
+	 * move psn forward past una, and a timeout's probe (una only) would
+	 * never go.
+	 */
+	if (req->end_psns)
 		end = sroce_req_next(qp, end);
 
 	for (; i != end; i = sroce_req_next(qp, i)) {
@@ -395,14 +386,14 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
 	}
 }
 
-/* The WQE at cur, once its PSNs are assigned, may go out. */
+/*
+ * May the WQE at cur, at sent_end, start its first sending? A
+ * retransmission repeats what was allowed once and is not asked.
+ */
 static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *wqe)
 {
 	struct sroce_req *req = &qp->req;
 
-	/* A retransmission repeats what was allowed once. */
-	if (req->cur != req->sent_end)
-		return true;
 	/* IB_SEND_FENCE: wait for every earlier READ and atomic (o10-2.2-1). */
 	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_atomic)
 		return false;
@@ -596,6 +587,7 @@ static void sroce_req_advance(struct sroce_qp *qp, struct sroce_swqe *wqe)
 	}
 	if (req->cur == req->sent_end) {
 		req->sent_end = sroce_req_next(qp, req->cur);
+		req->end_psns = false;
 		if (sroce_seg_takes_rd_atomic(wqe->opcode))
 			req->rd_atomic++;
 	}
@@ -685,7 +677,7 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 
 		wqe = sroce_sq_wqe(qp, req->cur);
 		if (!req->cur_pkt) {
-			if (req->cur == req->sent_end) {
+			if (req->cur == req->sent_end && !req->end_psns) {
 				/* SQD: finish what started, start nothing. */
 				state = READ_ONCE(qp->state);
 				if (state != IB_QPS_RTS)
@@ -700,6 +692,8 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 					return SROCE_REQ_FAILED;
 				continue;
 			}
+			if (req->cur == req->sent_end)
+				req->end_psns = true;
 			wqe->prog.first_psn = req->psn;
 			wqe->prog.last_psn =
 				sroce_psn_add(req->psn,
@@ -770,11 +764,10 @@ bool sroce_req_pushed_back(struct sroce_qp *qp, int err)
 		return false;
 	}
 	req->backoff = sroce_xmit_backoff(&req->xmit_tries);
-	if (req->backoff)
-		return true;
 	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
-			  SROCE_CNT_XMIT_GAVE_UP);
-	return false;
+			  req->backoff ? SROCE_CNT_XMIT_BACKOFFS :
+					 SROCE_CNT_XMIT_GAVE_UP);
+	return req->backoff;
 }
 
 /*

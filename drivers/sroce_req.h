@@ -69,6 +69,13 @@ struct sroce_req {
 	u32 cur;		/* WQE being sent */
 	u32 cur_pkt;		/* its next packet */
 	u32 sent_end;		/* WQEs before it were sent in full once */
+	/*
+	 * The WQE at sent_end has its PSNs: its first sending started. Not
+	 * to be guessed from cur_pkt or una, which a rewind to its first
+	 * packet and an ACK of all that was sent leave as they were before
+	 * it started; seek must still find it.
+	 */
+	bool end_psns;
 	u32 head;		/* sq.head as last fetched */
 	struct sroce_sge_cursor cursor;	/* gather position in WQE cur */
 	u32 rd_atomic;		/* sroce_seg_takes_rd_atomic() WQEs in flight */

@@ -1559,6 +1559,8 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			}
 			delay = sroce_xmit_backoff(&resp->xmit_tries);
 			if (delay) {
+				sroce_counter_inc(sroce_resp_cnt(qp),
+						  SROCE_CNT_XMIT_BACKOFFS);
 				sroce_resp_defer(qp, skb, delay);
 				return;
 			}

@@ -28,6 +28,7 @@
 #   jain=X      with DCQCN on, the lowest Jain's index of the flows' mean
 #               rates accepted (0.95)
 #   nocc        record the DCQCN checks instead of asserting them
+#   diag=S      seconds between two diagnostic snapshots (2)
 #   NAME=VALUE  an sroce cc_params value, set on every device after the
 #               preset below
 #
@@ -46,6 +47,7 @@ shift
 [[ $k =~ ^[0-9]+$ ]] || bail "K wants 1..32 senders"
 ((k >= 1 && k <= 32)) || bail "K wants 1..32 senders"
 dur=40 gap=1 leave=0 rate=64 mtu=1500 util_min=0.9 jain_min=0.95 nocc='' modes=(on off)
+diag_every=2
 cc_set=()
 RED=(min 3000 max 10000 avpkt 1100 burst 3 probability 0.2 limit 400000)
 for opt in "$@"; do
@@ -65,6 +67,7 @@ for opt in "$@"; do
 	util=*) util_min=${opt#util=} ;;
 	jain=*) jain_min=${opt#jain=} ;;
 	nocc) nocc=1 ;;
+	diag=*) diag_every=${opt#diag=} ;;
 	on|off) modes=("$opt") ;;
 	both) modes=(on off) ;;
 	*=*) cc_set+=("$opt") ;;
@@ -171,19 +174,20 @@ counters() {
 	rdma res show qp type RC >>"/job/counters-$1.txt" 2>&1
 }
 
-# diag_start TAG / diag_stop: every 2 s, the RC QPs, each sender's
-# sent_pkts and the perftest processes (CPU time, state) into
-# /job/diag-TAG.txt, to tell a stalled QP from a starved poller.
+# diag_start TAG / diag_stop: every diag=S seconds, the RC QPs with their
+# engine state (rdma res -dd), each sender's sent_pkts and the perftest
+# processes (CPU time, state) into /job/diag-TAG.txt, to tell a stalled
+# QP from a starved poller.
 diag_start() {
 	(
 		while :; do
 			echo "t=$(cut -d' ' -f1 /proc/uptime)"
-			rdma res show qp type RC 2>&1 | sed 's/^/  /'
+			rdma -dd res show qp type RC 2>&1 | sed 's/^/  /'
 			for ((i = 1; i <= k; i++)); do
 				printf '  tx%s sent_pkts %s\n' "$i" "$(cnt "tx$i" sent_pkts)"
 			done
 			ps -o pid,ni,stat,time,args -C ib_write_bw | sed 's/^/  /'
-			sleep 2
+			sleep "$diag_every"
 		done
 	) >"/job/diag-$1.txt" 2>&1 &
 	diag_pid=$!

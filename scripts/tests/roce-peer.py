@@ -478,6 +478,7 @@ class Peer:
         self.new_qp()
         va, rkey, p = self.info["VA"], self.info["RKEY"], self.psn
         before = int(self.cmd("counter xmit_backoff_drops"))
+        backoffs = int(self.cmd("counter xmit_backoffs"))
         self.check(self.cmd("block") == "0", "tc drops every RoCEv2 packet "
                    "the target sends")
         self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x77" * 16,
@@ -487,6 +488,9 @@ class Peer:
         drops = int(self.cmd("counter xmit_backoff_drops")) - before
         self.check(drops == 1, "the ACK the stack keeps refusing is given "
                    "up once after the back-off", f"{drops} given up")
+        backoffs = int(self.cmd("counter xmit_backoffs")) - backoffs
+        self.check(backoffs == 8, "... after eight back-offs, each counted "
+                   "in xmit_backoffs", f"+{backoffs}")
         self.check(self.cmd("unblock") == "0", "tc lets packets out again")
         self.send(OP_WRITE_ONLY, p, self.reth(va, rkey, 16), b"\x77" * 16,
                   ackreq=True)
