@@ -173,6 +173,7 @@ static void sroce_comp_progress(struct sroce_qp *qp)
 	req->nak_valid = false;
 	req->expired = false;
 	req->early = false;
+	req->early_read = false;
 	req->probe = false;
 	/* Answers are flowing: the early wait runs from now. */
 	if (req->asking && sroce_psn_gt(req->una, req->ask_psn))
@@ -233,6 +234,7 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 	req->nak_valid = !timeout;
 	req->expired = false;
 	req->early = false;
+	req->early_read = false;
 	req->probe = false;
 	sroce_req_seek(qp, psn);
 	sroce_req_arm_retry(qp);
@@ -453,6 +455,28 @@ static int sroce_comp_scatter(struct sroce_qp *qp, struct sroce_swqe *wqe,
 			      IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 }
 
+/*
+ * The first READ response after an early expiry re-asked that READ
+ * (req.early_read): if it continues the original stream, the expiry was
+ * spurious and the pause is a round trip sample, so that the next pause
+ * as long does not re-ask again (each re-ask makes a slow responder
+ * stream the rest twice). Caller holds req.lock.
+ */
+static void sroce_comp_early_read_answered(struct sroce_qp *qp,
+					   const struct sroce_pkt *pkt)
+{
+	struct sroce_req *req = &qp->req;
+
+	req->early_read = false;
+	if (pkt->psn != req->early_read_psn ||
+	    (pkt->info->flags & SROCE_OPF_FIRST))
+		return;
+	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+			  SROCE_CNT_EARLY_SPURIOUS);
+	sroce_req_rto_sample(&req->rto,
+			     jiffies_to_nsecs(jiffies - req->early_read_since));
+}
+
 static enum ib_wc_status sroce_comp_copy_status(int err)
 {
 	return err == -EFAULT ? IB_WC_LOC_PROT_ERR : IB_WC_LOC_LEN_ERR;
@@ -501,6 +525,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	 * only one that fits the READ gives a round trip sample.
 	 */
 	sroce_comp_rtt(qp, pkt->psn);
+	if (req->early_read)
+		sroce_comp_early_read_answered(qp, pkt);
 
 	if (pkt->paylen) {
 		err = sroce_comp_scatter(qp, wqe, sroce_pkt_payload(pkt),
@@ -726,11 +752,21 @@ void sroce_comp_early(struct sroce_qp *qp)
 {
 	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
 	struct sroce_req *req = &qp->req;
+	u32 index = qp->sq.queue.index;
+	struct sroce_swqe *wqe;
 
 	req->early = false;
 	if (req->stopped || req->rnr_wait || req->una == req->psn_high)
 		return;
 	sroce_counter_inc(cnt, SROCE_CNT_EARLY_RETRANSMITS);
+	/* A READ answered in part: the pause is timed from the last answer. */
+	wqe = sroce_sq_wqe(qp, index);
+	if (!req->early_read && index != req->sent_end &&
+	    wqe->opcode == IB_WR_RDMA_READ && wqe->prog.done_pkts) {
+		req->early_read = true;
+		req->early_read_psn = req->una;
+		req->early_read_since = req->ask_at;
+	}
 	if (sroce_req_win_timeout(&req->win, req->psn_high))
 		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
 	sroce_req_rto_backoff(&req->rto);

@@ -55,6 +55,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_WINDOW_CUTS].name = "window_cuts",
 	[SROCE_CNT_EARLY_RETRANSMITS].name = "early_retransmits",
 	[SROCE_CNT_XMIT_BACKOFFS].name = "xmit_backoffs",
+	[SROCE_CNT_EARLY_SPURIOUS].name = "early_retransmits_spurious",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -52,6 +52,7 @@ enum sroce_counter {
 	SROCE_CNT_WINDOW_CUTS,		/* send windows cut on a timeout */
 	SROCE_CNT_EARLY_RETRANSMITS,	/* probes resent before the timeout */
 	SROCE_CNT_XMIT_BACKOFFS,	/* stack pushed back: wait, send again */
+	SROCE_CNT_EARLY_SPURIOUS,	/* early re-asks a READ stream overtook */
 	SROCE_NUM_COUNTERS
 };
 

@@ -193,6 +193,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->grace = false;
 	req->probe = false;
 	req->asking = false;
+	req->early_read = false;
 	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
 	req->deadline = jiffies;
 	sroce_req_win_init(&req->win, req->una,

@@ -103,6 +103,16 @@ struct sroce_req {
 	u32 ask_psn;
 	bool asking;		/* an answer covering ask_psn is awaited */
 	struct sroce_req_rto rto;	/* early retransmit wait */
+	/*
+	 * An early expiry re-asked a READ whose responses had begun. If the
+	 * first response then is the original stream's (a MIDDLE or LAST at
+	 * early_read_psn; the re-asked READ starts with FIRST or ONLY), the
+	 * responder had only paused: the expiry was spurious, and the pause
+	 * since early_read_since (jiffies) is a round trip the wait learns.
+	 */
+	bool early_read;
+	u32 early_read_psn;
+	unsigned long early_read_since;
 	struct sroce_req_win win;	/* PSNs allowed in flight */
 
 	/* The completer's scatter position in the READ being answered. */

@@ -420,6 +420,84 @@ class Peer:
         self.check(retries == 1, "one retransmit timeout, the probe's",
                    f"{retries} retransmit timeouts")
 
+    # post3's WRITE, 4-packet READ and WRITE; the READ's responses pause
+    # for PAUSE seconds after the second, then the original stream goes
+    # on, whatever the requester asked meanwhile. The last WRITE may wait
+    # for the window (an early retransmit cut it). Returns (READ requests
+    # seen during the pause, the target's reply) or None.
+    def post3_paused(self, qpn, pause):
+        # Resends of the last round first.
+        self.drain()
+        self.cmd_send("post3")
+        seen = [self.recv(timeout=10) for _ in range(5)]
+        want = [OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_MIDDLE,
+                OP_WRITE_MIDDLE + 1, OP_READ_REQ]
+        if not self.check([s and s[0] for s in seen] == want,
+                          "WRITE and READ sent",
+                          f"{[self.show(s) for s in seen]}"):
+            return None
+        p0 = seen[0][1]
+        # The first WRITE's ACK: a round trip sample, a few ms.
+        self.send(OP_ACK, p0 + 3, struct.pack("!I", (SYN_ACK << 24) | 1),
+                  qpn=qpn)
+        for i in range(2):
+            self.read_response(p0 + 4, i, 4, bytes([0x40 + i]), qpn)
+        asked, last, t0 = [], None, time.time()
+        while time.time() < t0 + pause:
+            p = self.recv(timeout=max(t0 + pause - time.time(), 0.001))
+            if p is not None and p[0] == OP_READ_REQ:
+                ms = round(1000 * (time.time() - t0))
+                asked.append(f"{p[1] - p0}@{ms}ms")
+            elif p is not None and p[:2] == (OP_WRITE_ONLY, p0 + 8):
+                last = p
+        print(f"# READ requests during the pause (PSN - first@time): {asked}")
+        for i in range(2, 4):
+            self.read_response(p0 + 4, i, 4, bytes([0x40 + i]), qpn)
+        t1 = time.time()
+        while last is None and time.time() - t1 < 10:
+            p = self.recv(timeout=1)
+            if p is not None and p[:2] == (OP_WRITE_ONLY, p0 + 8):
+                last = p
+        self.check(last is not None, "the last WRITE is sent")
+        self.send(OP_ACK, p0 + 8, struct.pack("!I", (SYN_ACK << 24) | 1),
+                  qpn=qpn)
+        return len(asked), self.cmd_reply(timeout=30)
+
+    # A responder that pauses in the middle of a READ's responses, longer
+    # than the round trips say an answer takes, and then goes on with the
+    # same stream: the requester asks for the READ's rest early (an early
+    # retransmit), sees the original stream's MIDDLE where an answer to
+    # that would start with FIRST, and counts the early retransmit as
+    # spurious, learning the pause as a round trip: a second pause, a
+    # third as long, passes without a re-ask (drivers/sroce_comp.c,
+    # sroce_comp_early_read_answered()). Timeout 19: 2.1 s.
+    def paused_read(self):
+        qpn = int(self.cmd("req 7 19"))
+        self.drain()
+        spur = int(self.cmd("counter early_retransmits_spurious"))
+        for pause, want in ((0.3, "re-asked"), (0.1, "not re-asked")):
+            got = self.post3_paused(qpn, pause)
+            if got is None:
+                return
+            asked, ans = got
+            d = int(self.cmd("counter early_retransmits_spurious")) - spur
+            print(f"# pause {pause} s: READ asked again {asked} times, "
+                  f"early_retransmits_spurious +{d}; target says {ans!r}")
+            if not self.check(ans is not None, "WRITE, READ, WRITE complete"):
+                return
+            s1, s2, s3, _ms, retries = (int(x) for x in ans.split())
+            self.check((s1, s2, s3, retries) == (0, 0, 0, 0), "... with "
+                       "success, no retransmit timeout",
+                       f"status {s1} {s2} {s3}, {retries} timeouts")
+            if want == "re-asked":
+                self.check(asked >= 1 and d == 1, f"a {pause} s pause: the "
+                           "READ asked again early, once counted spurious",
+                           f"{asked} asked, +{d} spurious")
+            else:
+                self.check(asked == 0 and d == 1, f"then a {pause} s pause: "
+                           "not asked again, the first pause learnt",
+                           f"{asked} asked, +{d} spurious")
+
     # A READ of more PSNs than the requester's window (256) fills it alone;
     # a WRITE waits behind it. Once the READ's responses open the window,
     # the WRITE goes, before the READ ends (timeout 20: about 4 s, longer
@@ -522,6 +600,7 @@ CASES = {
     "nak-forever": lambda p: p.nak_forever(),
     "lost-read": lambda p: p.lost_read_response(),
     "early-rto": lambda p: p.early_rto(),
+    "paused-read": lambda p: p.paused_read(),
     "read-behind-probe": lambda p: p.read_behind_probe(),
     "read-window": lambda p: p.read_opens_window(),
     "flush": lambda p: p.flush_refused(),
