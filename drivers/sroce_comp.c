@@ -754,15 +754,30 @@ void sroce_comp_early(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 	u32 index = qp->sq.queue.index;
 	struct sroce_swqe *wqe;
+	bool reading;
 
 	req->early = false;
 	if (req->stopped || req->rnr_wait || req->una == req->psn_high)
 		return;
+	wqe = sroce_sq_wqe(qp, index);
+	reading = index != req->sent_end && wqe->opcode == IB_WR_RDMA_READ &&
+		  wqe->prog.done_pkts;
+	/*
+	 * A READ answered in part, with PSNs sent after it: the answer to
+	 * any of those shows a lost response at once (a gap, or an ACK
+	 * passing the READ: 9.7.5.1.3), so this silence is the responder
+	 * pausing. A re-ask would have it stream again all that follows
+	 * (go-back-N), piling duplicates on a slow responder; only the QP's
+	 * timeout is left for it.
+	 */
+	if (reading && sroce_psn_add(wqe->prog.last_psn, 1) != req->psn_high) {
+		req->asking = false;
+		sroce_req_set_retry_timer(qp);
+		return;
+	}
 	sroce_counter_inc(cnt, SROCE_CNT_EARLY_RETRANSMITS);
 	/* A READ answered in part: the pause is timed from the last answer. */
-	wqe = sroce_sq_wqe(qp, index);
-	if (!req->early_read && index != req->sent_end &&
-	    wqe->opcode == IB_WR_RDMA_READ && wqe->prog.done_pkts) {
+	if (reading && !req->early_read) {
 		req->early_read = true;
 		req->early_read_psn = req->una;
 		req->early_read_since = req->ask_at;

@@ -17,8 +17,9 @@
 # only), loses a READ's response but answers the FETCH_ADD behind it (the
 # READ is asked again at once), answers a READ but never the FETCH_ADD
 # behind it (resent before the timeout, no retry spent on that), pauses
-# a READ's responses and then goes on with them (the early re-ask counts
-# as spurious, and a shorter pause then passes without one), answers a
+# a READ's responses and then goes on with them (with a WRITE behind the
+# READ no early re-ask; alone, the early re-ask counts as spurious, and a
+# shorter pause then passes without one), answers a
 # READ only after a timeout's probe of the WRITE before it (the requester
 # goes on at once), and opens the window of a READ longer than it (the
 # WRITE behind goes).

@@ -420,82 +420,96 @@ class Peer:
         self.check(retries == 1, "one retransmit timeout, the probe's",
                    f"{retries} retransmit timeouts")
 
-    # post3's WRITE, 4-packet READ and WRITE; the READ's responses pause
-    # for PAUSE seconds after the second, then the original stream goes
-    # on, whatever the requester asked meanwhile. The last WRITE may wait
-    # for the window (an early retransmit cut it). Returns (READ requests
-    # seen during the pause, the target's reply) or None.
-    def post3_paused(self, qpn, pause):
+    # CMD's 4-packet READ (postr: alone; post3: between two WRITEs), its
+    # responses pausing for PAUSE seconds after the second; then the
+    # original stream goes on, whatever the requester asked meanwhile.
+    # Returns (READ requests seen during the pause, the target's reply)
+    # or None.
+    def read_paused(self, qpn, cmd, pause):
         # Resends of the last round first.
         self.drain()
-        self.cmd_send("post3")
-        seen = [self.recv(timeout=10) for _ in range(5)]
-        want = [OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_MIDDLE,
-                OP_WRITE_MIDDLE + 1, OP_READ_REQ]
+        self.cmd_send(cmd)
+        want = [OP_READ_REQ]
+        if cmd == "post3":
+            want = [OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_MIDDLE,
+                    OP_WRITE_MIDDLE + 1, OP_READ_REQ]
+        seen = [self.recv(timeout=10) for _ in want]
         if not self.check([s and s[0] for s in seen] == want,
-                          "WRITE and READ sent",
+                          f"{cmd}: sent as posted",
                           f"{[self.show(s) for s in seen]}"):
             return None
-        p0 = seen[0][1]
+        rd = seen[-1][1]
         # The first WRITE's ACK: a round trip sample, a few ms.
-        self.send(OP_ACK, p0 + 3, struct.pack("!I", (SYN_ACK << 24) | 1),
-                  qpn=qpn)
+        if cmd == "post3":
+            self.send(OP_ACK, rd - 1, struct.pack("!I", (SYN_ACK << 24) | 1),
+                      qpn=qpn)
         for i in range(2):
-            self.read_response(p0 + 4, i, 4, bytes([0x40 + i]), qpn)
+            self.read_response(rd, i, 4, bytes([0x40 + i]), qpn)
         asked, last, t0 = [], None, time.time()
         while time.time() < t0 + pause:
             p = self.recv(timeout=max(t0 + pause - time.time(), 0.001))
             if p is not None and p[0] == OP_READ_REQ:
                 ms = round(1000 * (time.time() - t0))
-                asked.append(f"{p[1] - p0}@{ms}ms")
-            elif p is not None and p[:2] == (OP_WRITE_ONLY, p0 + 8):
+                asked.append(f"{p[1] - rd}@{ms}ms")
+            elif p is not None and p[:2] == (OP_WRITE_ONLY, rd + 4):
                 last = p
-        print(f"# READ requests during the pause (PSN - first@time): {asked}")
+        print(f"# {cmd}: READ requests during the pause "
+              f"(PSN - READ's@time): {asked}")
         for i in range(2, 4):
-            self.read_response(p0 + 4, i, 4, bytes([0x40 + i]), qpn)
-        t1 = time.time()
-        while last is None and time.time() - t1 < 10:
-            p = self.recv(timeout=1)
-            if p is not None and p[:2] == (OP_WRITE_ONLY, p0 + 8):
-                last = p
-        self.check(last is not None, "the last WRITE is sent")
-        self.send(OP_ACK, p0 + 8, struct.pack("!I", (SYN_ACK << 24) | 1),
-                  qpn=qpn)
+            self.read_response(rd, i, 4, bytes([0x40 + i]), qpn)
+        if cmd == "post3":
+            t1 = time.time()
+            while last is None and time.time() - t1 < 10:
+                p = self.recv(timeout=1)
+                if p is not None and p[:2] == (OP_WRITE_ONLY, rd + 4):
+                    last = p
+            self.check(last is not None, "the last WRITE is sent")
+            self.send(OP_ACK, rd + 4, struct.pack("!I", (SYN_ACK << 24) | 1),
+                      qpn=qpn)
         return len(asked), self.cmd_reply(timeout=30)
 
     # A responder that pauses in the middle of a READ's responses, longer
-    # than the round trips say an answer takes, and then goes on with the
-    # same stream: the requester asks for the READ's rest early (an early
-    # retransmit), sees the original stream's MIDDLE where an answer to
-    # that would start with FIRST, and counts the early retransmit as
-    # spurious, learning the pause as a round trip: a second pause, a
-    # third as long, passes without a re-ask (drivers/sroce_comp.c,
-    # sroce_comp_early_read_answered()). Timeout 19: 2.1 s.
+    # than the round trips say an answer takes (timeout 19: 2.1 s, the
+    # QP's own timeout is far off). With a WRITE sent behind the READ, the
+    # requester waits: an answer to the WRITE would show a lost response
+    # at once, and a re-ask would have the responder stream again all
+    # that follows. With the READ alone it asks for the READ's rest early
+    # (an early retransmit), sees the original stream's MIDDLE where an
+    # answer to that would start with FIRST, counts the re-ask spurious
+    # and learns the pause as a round trip: a second pause, a third as
+    # long, passes without a re-ask (drivers/sroce_comp.c, sroce_comp_early()
+    # and sroce_comp_early_read_answered()).
     def paused_read(self):
-        qpn = int(self.cmd("req 7 19"))
-        self.drain()
         spur = int(self.cmd("counter early_retransmits_spurious"))
-        for pause, want in ((0.3, "re-asked"), (0.1, "not re-asked")):
-            got = self.post3_paused(qpn, pause)
+        for cmd, pause, want_asked in (("post3", 0.3, False),
+                                       ("postr", 0.3, True),
+                                       ("postr", 0.1, False)):
+            if cmd == "post3" or want_asked:
+                qpn = int(self.cmd("req 7 19"))
+            got = self.read_paused(qpn, cmd, pause)
             if got is None:
                 return
             asked, ans = got
             d = int(self.cmd("counter early_retransmits_spurious")) - spur
-            print(f"# pause {pause} s: READ asked again {asked} times, "
-                  f"early_retransmits_spurious +{d}; target says {ans!r}")
-            if not self.check(ans is not None, "WRITE, READ, WRITE complete"):
+            print(f"# {cmd}, a {pause} s pause: READ asked again {asked} "
+                  f"times, early_retransmits_spurious +{d}; "
+                  f"target says {ans!r}")
+            if not self.check(ans is not None, f"{cmd} completes"):
                 return
-            s1, s2, s3, _ms, retries = (int(x) for x in ans.split())
-            self.check((s1, s2, s3, retries) == (0, 0, 0, 0), "... with "
-                       "success, no retransmit timeout",
-                       f"status {s1} {s2} {s3}, {retries} timeouts")
-            if want == "re-asked":
-                self.check(asked >= 1 and d == 1, f"a {pause} s pause: the "
-                           "READ asked again early, once counted spurious",
+            st = [int(x) for x in ans.split()]
+            self.check(st[:-2] == [0] * (len(st) - 2) and st[-1] == 0,
+                       "... with success, no retransmit timeout", ans)
+            if cmd == "post3":
+                self.check(asked == 0 and d == 0, "a READ with a WRITE "
+                           "behind it: the 0.3 s pause waited out",
                            f"{asked} asked, +{d} spurious")
+            elif want_asked:
+                self.check(asked >= 1 and d == 1, "the READ alone: asked "
+                           "again early in a 0.3 s pause, once counted "
+                           "spurious", f"{asked} asked, +{d} spurious")
             else:
-                self.check(asked == 0 and d == 1, f"then a {pause} s pause: "
-                           "not asked again, the first pause learnt",
+                self.check(asked == 0 and d == 1, "then a 0.1 s pause: not "
+                           "asked again, the first pause learnt",
                            f"{asked} asked, +{d} spurious")
 
     # A READ of more PSNs than the requester's window (256) fills it alone;

@@ -860,6 +860,7 @@ static void reply(const char *dir, const char *fmt, ...)
  *                  reply "STATUS STATUS STATUS MS RETRIES"
  *   post4          a 300 KiB READ (more PSNs than the requester's window)
  *                  and a 16-byte WRITE; reply "STATUS STATUS MS RETRIES"
+ *   postr          a 4 KiB READ alone; reply "STATUS MS RETRIES"
  *   counter NAME   the device's port counter NAME
  *   block, unblock a tc filter on eth0's egress that drops every RoCEv2
  *                  packet (the local stack refusing sroce's packets),
@@ -1014,6 +1015,23 @@ static int peer(char **argv)
 			if (!rc)
 				status2 = wait_wc(PEER_WR + 6, 10);
 			reply(dir, "%d %d %ld %ld", status, status2, now_ms() - t0,
+			      counter(dev, "completer_retry_err") - before);
+		} else if (!strncmp(line, "postr", 5)) {
+			struct ibv_sge sge = {
+				(uintptr_t)buf + 40960, 4096, mr->lkey
+			};
+			long before = counter(dev, "completer_retry_err");
+			long t0 = now_ms();
+
+			wr.wr_id = PEER_WR + 12;
+			wr.opcode = IBV_WR_RDMA_READ;
+			wr.sg_list = &sge;
+			wr.num_sge = 1;
+			wr.wr.rdma.remote_addr = 0x10000;
+			wr.wr.rdma.rkey = 0x1234;
+			rc = ibv_post_send(qp, &wr, &bad);
+			status = rc ? rc : wait_wc(PEER_WR + 12, 60);
+			reply(dir, "%d %ld %ld", status, now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post4", 5)) {
 			size_t len = 300 * 1024;
