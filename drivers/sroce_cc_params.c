@@ -162,10 +162,9 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * measured round trips say it should (RFC 6298's RTO, below the
 	 * QP's timeout attribute) resends a probe then, spending no retry
 	 * (sroce_req_rto.h); 0: only the QP's timeout resends. Taken by a
-	 * QP at RTS. Off by default: toward a responder that pauses in the
-	 * middle of a long READ response stream for longer than the RTO (a
-	 * debug kernel under TCG), each early resend asks for the stream
-	 * again and the duplicates slow it further, up to retry exceeded.
+	 * QP at RTS. Off by default: toward a slow READ responder (a debug
+	 * kernel under TCG) 1 MiB READs still end in retry exceeded more
+	 * often with it (Documentation/sroce.rst, the early retransmit).
 	 */
 	SROCE_CC_PARAM(tx_rtt_retransmit, 0, 1, 0),
 	/*
