@@ -1016,23 +1016,6 @@ static int peer(char **argv)
 				status2 = wait_wc(PEER_WR + 6, 10);
 			reply(dir, "%d %d %ld %ld", status, status2, now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
-		} else if (!strncmp(line, "postr", 5)) {
-			struct ibv_sge sge = {
-				(uintptr_t)buf + 40960, 4096, mr->lkey
-			};
-			long before = counter(dev, "completer_retry_err");
-			long t0 = now_ms();
-
-			wr.wr_id = PEER_WR + 12;
-			wr.opcode = IBV_WR_RDMA_READ;
-			wr.sg_list = &sge;
-			wr.num_sge = 1;
-			wr.wr.rdma.remote_addr = 0x10000;
-			wr.wr.rdma.rkey = 0x1234;
-			rc = ibv_post_send(qp, &wr, &bad);
-			status = rc ? rc : wait_wc(PEER_WR + 12, 60);
-			reply(dir, "%d %ld %ld", status, now_ms() - t0,
-			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post4", 5)) {
 			size_t len = 300 * 1024;
 			uint8_t *big = malloc(len);
@@ -1076,20 +1059,23 @@ static int peer(char **argv)
 			      now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post", 4)) {
+			/* post: 512 bytes; postr: 4 KiB, four responses. */
+			int four = line[4] == 'r';
 			struct ibv_sge sge = {
-				(uintptr_t)buf + 32768, 512, mr->lkey
+				(uintptr_t)buf + (four ? 40960 : 32768),
+				four ? 4096 : 512, mr->lkey
 			};
 			long before = counter(dev, "completer_retry_err");
 			long t0 = now_ms();
 
-			wr.wr_id = PEER_WR + 4;
+			wr.wr_id = PEER_WR + (four ? 12 : 4);
 			wr.opcode = IBV_WR_RDMA_READ;
 			wr.sg_list = &sge;
 			wr.num_sge = 1;
 			wr.wr.rdma.remote_addr = 0x10000;
 			wr.wr.rdma.rkey = 0x1234;
 			rc = ibv_post_send(qp, &wr, &bad);
-			status = rc ? rc : wait_wc(PEER_WR + 4, 120);
+			status = rc ? rc : wait_wc(wr.wr_id, four ? 60 : 120);
 			reply(dir, "%d %ld %ld", status, now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (sscanf(line, "counter %63s", name) == 1) {
