@@ -58,6 +58,17 @@ static struct sroce_qp *seek_qp(struct kunit *test, u32 una)
 	return qp;
 }
 
+/* Where the requester resumes: WQE, packet, PSN and gather position. */
+static void expect_at(struct kunit *test, const struct sroce_req *req,
+		      u32 cur, u32 cur_pkt, u32 psn, u32 sge, u32 offset)
+{
+	KUNIT_EXPECT_EQ(test, req->cur, cur);
+	KUNIT_EXPECT_EQ(test, req->cur_pkt, cur_pkt);
+	KUNIT_EXPECT_EQ(test, req->psn, psn);
+	KUNIT_EXPECT_EQ(test, req->cursor.cur, sge);
+	KUNIT_EXPECT_EQ(test, req->cursor.offset, offset);
+}
+
 /* A rewind to an unacknowledged PSN: packet, PSN and SGE position. */
 static void req_seek_back(struct kunit *test)
 {
@@ -66,20 +77,13 @@ static void req_seek_back(struct kunit *test)
 	u32 gen = req->gen;
 
 	sroce_req_seek(qp, 130);
-	KUNIT_EXPECT_EQ(test, req->cur, 0U);
-	KUNIT_EXPECT_EQ(test, req->cur_pkt, 30U);
-	KUNIT_EXPECT_EQ(test, req->psn, 130U);
-	KUNIT_EXPECT_EQ(test, req->gen, gen + 1);
 	/* 30 KiB into the first SGE. */
-	KUNIT_EXPECT_EQ(test, req->cursor.cur, 0U);
-	KUNIT_EXPECT_EQ(test, req->cursor.offset, 30U * SEEK_MTU);
+	expect_at(test, req, 0, 30, 130, 0, 30 * SEEK_MTU);
+	KUNIT_EXPECT_EQ(test, req->gen, gen + 1);
 
 	/* Into the second WQE, 4 KiB into its second SGE. */
 	sroce_req_seek(qp, 200);
-	KUNIT_EXPECT_EQ(test, req->cur, 1U);
-	KUNIT_EXPECT_EQ(test, req->cur_pkt, 36U);
-	KUNIT_EXPECT_EQ(test, req->cursor.cur, 1U);
-	KUNIT_EXPECT_EQ(test, req->cursor.offset, 4U * SEEK_MTU);
+	expect_at(test, req, 1, 36, 200, 1, 4 * SEEK_MTU);
 }
 
 /*
@@ -94,11 +98,7 @@ static void req_seek_not_before_una(struct kunit *test)
 	struct sroce_req *req = &qp->req;
 
 	sroce_req_seek(qp, 180);
-	KUNIT_EXPECT_EQ(test, req->psn, 200U);
-	KUNIT_EXPECT_EQ(test, req->cur, 1U);
-	KUNIT_EXPECT_EQ(test, req->cur_pkt, 36U);
-	KUNIT_EXPECT_EQ(test, req->cursor.cur, 1U);
-	KUNIT_EXPECT_EQ(test, req->cursor.offset, 4U * SEEK_MTU);
+	expect_at(test, req, 1, 36, 200, 1, 4 * SEEK_MTU);
 	KUNIT_EXPECT_FALSE(test, sroce_req_window_full(req));
 
 	/* Across the 24-bit PSN wrap: una 2, a stale PSN 0xfffffe. */
@@ -112,10 +112,7 @@ static void req_seek_not_before_una(struct kunit *test)
 	req->psn_high = 6;
 	req->una = 2;
 	sroce_req_seek(qp, 0xfffffe);
-	KUNIT_EXPECT_EQ(test, req->psn, 2U);
-	KUNIT_EXPECT_EQ(test, req->cur_pkt, 32U);
-	KUNIT_EXPECT_EQ(test, req->cursor.cur, 1U);
-	KUNIT_EXPECT_EQ(test, req->cursor.offset, 0U);
+	expect_at(test, req, 1, 32, 2, 1, 0);
 	KUNIT_EXPECT_FALSE(test, sroce_req_window_full(req));
 }
 
@@ -141,11 +138,7 @@ static void req_seek_end_rewound(struct kunit *test)
 
 	req->una = 170;
 	sroce_req_seek(qp, req->una);
-	KUNIT_EXPECT_EQ(test, req->cur, 1U);
-	KUNIT_EXPECT_EQ(test, req->cur_pkt, 6U);
-	KUNIT_EXPECT_EQ(test, req->psn, 170U);
-	KUNIT_EXPECT_EQ(test, req->cursor.cur, 0U);
-	KUNIT_EXPECT_EQ(test, req->cursor.offset, 6U * SEEK_MTU);
+	expect_at(test, req, 1, 6, 170, 0, 6 * SEEK_MTU);
 	KUNIT_EXPECT_FALSE(test, sroce_req_window_full(req));
 }
 
