@@ -56,6 +56,7 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_EARLY_RETRANSMITS].name = "early_retransmits",
 	[SROCE_CNT_XMIT_BACKOFFS].name = "xmit_backoffs",
 	[SROCE_CNT_EARLY_SPURIOUS].name = "early_retransmits_spurious",
+	[SROCE_CNT_RESP_READ_REASKS].name = "resp_read_reasks",
 };
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);

@@ -53,6 +53,7 @@ enum sroce_counter {
 	SROCE_CNT_EARLY_RETRANSMITS,	/* probes resent before the timeout */
 	SROCE_CNT_XMIT_BACKOFFS,	/* stack pushed back: wait, send again */
 	SROCE_CNT_EARLY_SPURIOUS,	/* early re-asks a READ stream overtook */
+	SROCE_CNT_RESP_READ_REASKS,	/* READ streams restarted ahead of queue */
 	SROCE_NUM_COUNTERS
 };
 

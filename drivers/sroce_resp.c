@@ -1504,6 +1504,45 @@ static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
 }
 
 /*
+ * A READ asked again while a READ response stream goes out: the requester
+ * lost a response and went back (go-back-N, IBTA 9.7.5.1.3). Whatever the
+ * stream would still send lies past that loss, as do the answers to the
+ * requests queued before the re-ask, and the requester drops them all. So
+ * the first duplicate READ in inq is taken ahead of them: the stream
+ * restarts where the requester waits now, not once stream and queue have
+ * drained. On a slow responder that drain outlasts the requester's
+ * timeout, and every timeout's probe queues one more duplicate behind it,
+ * each restarting the stream at a PSN the requester has passed. Only a
+ * duplicate READ jumps the queue: it changes no execution state but the
+ * stream. A walk of inq per READ request queued (reask_queued) bounds the
+ * cost. sroce_resp_is_reask(): a READ request behind ePSN. Runner only,
+ * resp.lock held.
+ */
+bool sroce_resp_is_reask(u16 opflags, u32 psn, u32 epsn)
+{
+	const u16 read_req = SROCE_OPF_REQ | SROCE_OPF_READ;
+
+	return (opflags & read_req) == read_req && sroce_psn_lt(psn, epsn);
+}
+
+static struct sk_buff *sroce_resp_take_reask(struct sroce_resp *resp)
+{
+	struct sk_buff *skb;
+
+	resp->reask_queued = false;
+	skb_queue_walk(&resp->inq, skb) {
+		const struct sroce_pkt *pkt = (const struct sroce_pkt *)skb->cb;
+
+		if (sroce_resp_is_reask(pkt->info->flags, pkt->psn,
+					resp->psn)) {
+			__skb_unlink(skb, &resp->inq);
+			return skb;
+		}
+	}
+	return NULL;
+}
+
+/*
  * sroce_resp_run() - execute and answer requests until there are none
  * @qp: the QP; the caller has set resp.running
  * @skb: a first request to execute, or NULL
@@ -1517,6 +1556,7 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_resp *resp = &qp->resp;
 	int budget = SROCE_RESP_BUDGET;
 	unsigned long delay;
+	bool reask = false;
 	u8 ctl;
 	int err;
 
@@ -1530,8 +1570,13 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 		}
 		ctl = resp->ctl;
 		resp->ctl = 0;
-		if (!skb && resp->out.kind == SROCE_RESP_OUT_NONE)
+		if (!skb && resp->out.kind == SROCE_RESP_OUT_NONE) {
 			skb = __skb_dequeue(&resp->inq);
+		} else if (!skb && resp->out.kind == SROCE_RESP_OUT_READ &&
+			   resp->reask_queued) {
+			skb = sroce_resp_take_reask(resp);
+			reask = !!skb;
+		}
 		if (!ctl && !skb && resp->out.kind == SROCE_RESP_OUT_NONE &&
 		    !resp->ack_pending && !resp->error_pending) {
 			resp->running = false;
@@ -1544,6 +1589,16 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_resp_reset(qp);
 		if (ctl & SROCE_RESP_CTL_FLUSH)
 			sroce_resp_do_flush(qp);
+
+		if (reask) {
+			sroce_counter_inc(sroce_resp_cnt(qp),
+					  SROCE_CNT_RESP_READ_REASKS);
+			budget--;
+			sroce_resp_process(qp, skb);
+			skb = NULL;
+			reask = false;
+			continue;
+		}
 
 		if (resp->out.kind != SROCE_RESP_OUT_NONE ||
 		    sroce_resp_ack_due(resp->ack_pending, !!skb,
@@ -1632,6 +1687,8 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		if (skb_queue_len(&resp->inq) >= SROCE_RESP_INQ_MAX)
 			goto drop;
 		__skb_queue_tail(&resp->inq, skb);
+		if (pkt->info->flags & SROCE_OPF_READ)
+			resp->reask_queued = true;
 		spin_unlock_bh(&resp->lock);
 		return;
 	}

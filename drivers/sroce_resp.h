@@ -117,10 +117,14 @@ struct sroce_resp_out {
  * state below is owned by whoever set @running and touched only by it.
  */
 struct sroce_resp {
-	/* lock protects inq, running and ctl. Taken with spin_lock_bh. */
+	/*
+	 * lock protects inq, running, ctl and reask_queued. Taken with
+	 * spin_lock_bh.
+	 */
 	spinlock_t lock;
 	struct sk_buff_head inq;	/* struct sroce_pkt in skb->cb */
 	bool running;
+	bool reask_queued;		/* a READ request joined inq */
 	u8 ctl;				/* SROCE_RESP_CTL_* for the runner */
 	struct delayed_work work;
 	bool inited;			/* lock, inq and work are set up */
@@ -189,6 +193,7 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 
 /* Pure decisions, exported for KUnit. */
 bool sroce_resp_ack_due(bool pending, bool queued, u32 executed);
+bool sroce_resp_is_reask(u16 opflags, u32 psn, u32 epsn);
 enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
 						bool *nak_sent);
 bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags);

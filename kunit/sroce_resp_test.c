@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit tests for the responder's decisions: PSN classes and the
- * NAK-once rule, when a coalesced ACK goes, opcode sequences, access and length checks and the NAK
+ * NAK-once rule, when a coalesced ACK goes, which duplicate jumps the
+ * request queue, opcode sequences, access and length checks and the NAK
  * each earns, AETH syndromes on the wire, READ response segmentation, and
  * the READ/ATOMIC replay ring that keeps atomics from running twice.
  */
@@ -82,6 +83,31 @@ static void ack_due(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, sroce_resp_ack_due(true, true, 15));
 	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, true, 16));
 	KUNIT_EXPECT_TRUE(test, sroce_resp_ack_due(true, true, 17));
+}
+
+static void reask(struct kunit *test)
+{
+	static const u8 others[] = {
+		SROCE_OP_RC_RDMA_WRITE_ONLY, SROCE_OP_RC_SEND_ONLY,
+		SROCE_OP_RC_FETCH_ADD, SROCE_OP_RC_ATOMIC_WRITE,
+		SROCE_OP_RC_RDMA_READ_RESPONSE_FIRST,
+	};
+	u16 read = opflags(SROCE_OP_RC_RDMA_READ_REQUEST);
+	unsigned int i;
+
+	/* A READ request behind ePSN, also from a READ's middle. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_is_reask(read, 99, 100));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_is_reask(read, 0x800064, 100));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_is_reask(read, 0xffffff, 0));
+	/* At or ahead of ePSN it is new, executed in order. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_is_reask(read, 100, 100));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_is_reask(read, 101, 100));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_is_reask(read, 0, 0xffffff));
+	/* Other duplicates keep their place, as do READ responses. */
+	for (i = 0; i < ARRAY_SIZE(others); i++)
+		KUNIT_EXPECT_FALSE_MSG(test, sroce_resp_is_reask(opflags(others[i]),
+								 99, 100),
+				       "opcode %#x", others[i]);
 }
 
 static void opseq(struct kunit *test)
@@ -533,6 +559,7 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(psn_duplicate),
 	KUNIT_CASE(psn_out_of_sequence),
 	KUNIT_CASE(ack_due),
+	KUNIT_CASE(reask),
 	KUNIT_CASE(opseq),
 	KUNIT_CASE(access_checks),
 	KUNIT_CASE(atomic_write_checks),

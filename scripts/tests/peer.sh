@@ -13,7 +13,8 @@
 # return at once), writes on through windows revoked between two packets
 # (NAK, nothing lands), sends a WRITE again after a READ (the ACK names the
 # WRITE's PSN), asks for a READ again from its middle (the answer opens
-# with FIRST), NAKs a READ for ever (retry_cnt is spent on timeouts
+# with FIRST), asks for a 1 MiB READ again from its ninth packet while
+# the answer streams (the stream restarts at once), NAKs a READ for ever (retry_cnt is spent on timeouts
 # only), loses a READ's response but answers the FETCH_ADD behind it (the
 # READ is asked again at once), answers a READ but never the FETCH_ADD
 # behind it (resent before the timeout, no retry spent on that), pauses

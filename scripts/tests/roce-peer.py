@@ -5,8 +5,8 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), nak-forever, lost-read, early-rto,
-read-behind-probe, read-window, flush, blocked.
+dup-ack, resume-read (after dup-ack), reask-read, nak-forever, lost-read,
+early-rto, paused-read, read-behind-probe, read-window, flush, blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -30,6 +30,7 @@ inject = importlib.machinery.SourceFileLoader(
 
 MTU = 1024                 # the target's path MTU (sroce_fuzz_test)
 PEER_QPN = 0x123           # our QPN as the target's responder sees it
+SO_RCVBUFFORCE = 33        # <asm-generic/socket.h>
 OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_ONLY = 0x06, 0x07, 0x0A
 OP_READ_REQ = 0x0C
 OP_FETCH_ADD, OP_ATOMIC_ACK = 0x14, 0x12
@@ -52,6 +53,9 @@ class Peer:
         self.out = socket.socket(socket.AF_INET, socket.SOCK_RAW,
                                  socket.IPPROTO_RAW)
         self.inp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        # Room for a 1 MiB READ's answer twice over (reask-read); Python
+        # has no name for Linux's SO_RCVBUFFORCE.
+        self.inp.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 8 << 20)
         self.inp.bind(("", 4791))
         self.failures = 0
         self.info = {}
@@ -257,6 +261,51 @@ class Peer:
             self.check(got2[0][3] + got2[1][3] == got[2][3] + got[3][3],
                        "the reissued READ returns the same bytes")
         self.psn = p + 4
+
+    # A READ asked again while its long answer streams (a response was lost)
+    # restarts the stream at once: the responder does not first send the
+    # rest of the 1 MiB, which the requester would drop.
+    def reask_read(self, k=8):
+        self.new_qp()
+        va, rkey, p = self.info["LVA"], self.info["LRKEY"], self.psn
+        n = self.info["LLEN"] // MTU
+        before = int(self.cmd("counter resp_read_reasks"))
+        self.send(OP_READ_REQ, p, self.reth(va, rkey, n * MTU))
+        first = self.recv()
+        self.send(OP_READ_REQ, p + k,
+                  self.reth(va + k * MTU, rkey, (n - k) * MTU))
+        cut, got, bad = 1, [], []
+        while True:
+            r = self.recv()
+            if r is None:
+                break
+            if not got and r[:2] != (OP_READ_FIRST, p + k):
+                cut += 1
+                continue
+            got.append(r)
+            i = r[1] - p
+            if r[3] != bytes([(i * 7 + 1) & 0xff]) * MTU:
+                bad.append(i)
+            if r[0] in (OP_READ_LAST, OP_READ_ONLY) or len(got) > n:
+                break
+        print(f"# reask-read: the restart came after {cut} packets of the "
+              f"first stream", flush=True)
+        self.check(first is not None and first[:2] == (OP_READ_FIRST, p) and
+                   got and cut < n, f"a {n}-packet READ asked again from "
+                   f"PSN +{k} restarts at once",
+                   f"first {self.show(first)}, restart after {cut} packets"
+                   f" of the first stream, {len(got)} of the second")
+        want = [(OP_READ_FIRST if i == k else OP_READ_LAST if i == n - 1
+                 else OP_READ_MIDDLE, p + i) for i in range(k, n)]
+        self.check([g[:2] for g in got] == want and not bad,
+                   f"the restarted stream is PSN +{k} to +{n - 1}, FIRST "
+                   "to LAST, with the region's bytes",
+                   f"{len(got)} packets, bytes wrong in {bad[:8]}")
+        after = int(self.cmd("counter resp_read_reasks"))
+        self.check(after - before == 1, "resp_read_reasks counts the "
+                   "restart", f"{before} -> {after}")
+        self.drain()
+        self.psn = p + n
 
     # Finding 7: restarts the peer asks for do not spend retry_cnt.
     def nak_forever(self, retry=3, timeout=14):
@@ -611,6 +660,7 @@ CASES = {
     "revoke1": lambda p: p.revoked_mid_message(1),
     "dup-ack": lambda p: p.dup_write_after_read(),
     "resume-read": lambda p: p.resumed_read(),
+    "reask-read": lambda p: p.reask_read(),
     "nak-forever": lambda p: p.nak_forever(),
     "lost-read": lambda p: p.lost_read_response(),
     "early-rto": lambda p: p.early_rto(),

@@ -733,6 +733,7 @@ static int ring(char **argv)
 /* peer mode: the regions the peer aims at, beside buf and mr. */
 #define WIN_LEN		16384	/* each window's part of wbuf */
 #define DBUF_LEN	16384
+#define LBUF_LEN	(1 << 20)	/* long READs: byte i is (i / 1024) * 7 + 1 */
 #define PEER_QPN	FAKE_DQPN	/* the peer's responder-side QPN */
 #define PEER_REQ_QPN	(FAKE_DQPN + 1)	/* ... and the one it NAKs from */
 /* Send work request ids, apart from the receives' (0 .. NRECV - 1). */
@@ -866,17 +867,18 @@ static void reply(const char *dir, const char *fmt, ...)
  *                  packet (the local stack refusing sroce's packets),
  *                  and its removal; reply the exit status
  *   quit
- * DIR/info gives RKEY VA (buf, remote read and write), DRKEY DVA (dbuf)
- * and the PSNs.
+ * DIR/info gives RKEY VA (buf, remote read and write), DRKEY DVA (dbuf),
+ * LRKEY LVA LLEN (lbuf, remote read: each 1 KiB names its index) and the
+ * PSNs.
  */
 static int peer(char **argv)
 {
 	const char *dev = argv[2], *dir = argv[5];
 	int gid = atoi(argv[3]), status, rc, i;
 	struct ibv_mw *mw1, *mw2 = NULL;
-	struct ibv_mr *wmr, *dmr;
+	struct ibv_mr *wmr, *dmr, *lmr;
 	struct ibv_qp *qp = NULL;
-	uint8_t *wbuf, *dbuf;
+	uint8_t *wbuf, *dbuf, *lbuf;
 	union ibv_gid pgid;
 	char line[128], hex[2 * 256 + 1], path[256], name[64];
 	FILE *f;
@@ -885,24 +887,30 @@ static int peer(char **argv)
 	if (gid_of(argv[4], &pgid))
 		die("bad address %s", argv[4]);
 	if (posix_memalign((void **)&wbuf, 4096, 2 * WIN_LEN) ||
-	    posix_memalign((void **)&dbuf, 4096, DBUF_LEN))
+	    posix_memalign((void **)&dbuf, 4096, DBUF_LEN) ||
+	    posix_memalign((void **)&lbuf, 4096, LBUF_LEN))
 		die("memalign");
 	memset(wbuf, 0x5a, 2 * WIN_LEN);
+	for (i = 0; i < LBUF_LEN; i++)
+		lbuf[i] = (i / 1024) * 7 + 1;
 	wmr = ibv_reg_mr(pd, wbuf, 2 * WIN_LEN, IBV_ACCESS_LOCAL_WRITE |
 			 IBV_ACCESS_MW_BIND);
 	dmr = ibv_reg_mr(pd, dbuf, DBUF_LEN, IBV_ACCESS_LOCAL_WRITE |
 			 IBV_ACCESS_REMOTE_WRITE);
+	lmr = ibv_reg_mr(pd, lbuf, LBUF_LEN, IBV_ACCESS_REMOTE_READ);
 	mw1 = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
-	if (!wmr || !dmr || !mw1)
+	if (!wmr || !dmr || !lmr || !mw1)
 		die("regions and windows");
 
 	snprintf(path, sizeof(path), "%s/info", dir);
 	f = fopen(path, "w");
 	if (!f)
 		die("open %s", path);
-	fprintf(f, "RKEY=%u\nVA=%llu\nDRKEY=%u\nDVA=%llu\nRQ_PSN=%u\nSQ_PSN=%u\n",
+	fprintf(f, "RKEY=%u\nVA=%llu\nDRKEY=%u\nDVA=%llu\nLRKEY=%u\nLVA=%llu\n"
+		"LLEN=%u\nRQ_PSN=%u\nSQ_PSN=%u\n",
 		mr->rkey, (unsigned long long)(uintptr_t)buf, dmr->rkey,
-		(unsigned long long)(uintptr_t)dbuf, RQ_PSN, SQ_PSN);
+		(unsigned long long)(uintptr_t)dbuf, lmr->rkey,
+		(unsigned long long)(uintptr_t)lbuf, LBUF_LEN, RQ_PSN, SQ_PSN);
 	fclose(f);
 
 	for (;;) {
@@ -1093,7 +1101,7 @@ static int peer(char **argv)
 	}
 	check((!qp || !ibv_destroy_qp(qp)) && (!mw1 || !ibv_dealloc_mw(mw1)) &&
 	      (!mw2 || !ibv_dealloc_mw(mw2)) && (!dmr || !ibv_dereg_mr(dmr)) &&
-	      !ibv_dereg_mr(wmr) && !ibv_dereg_mr(mr) &&
+	      !ibv_dereg_mr(wmr) && !ibv_dereg_mr(lmr) && !ibv_dereg_mr(mr) &&
 	      !ibv_destroy_cq(cq) && !ibv_dealloc_pd(pd) &&
 	      !ibv_close_device(ctx), "peer: teardown");
 	return nfail ? 1 : 0;
