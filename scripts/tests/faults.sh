@@ -28,7 +28,8 @@
 # early_retransmits together do; across the link flap both kinds must
 # come, the early ones first (the QPs' timeout is far longer than the
 # round trips measured before the flap).
-#   linkdown   guest 0 takes eth0 down for 2 s in the middle of the run
+#   linkdown   guest 0 takes eth0 down for 2 s, 1 s after the client's
+#              first operation completed
 #
 # Every run must verify all its data (SEND, WRITE, WRITE with immediate,
 # READ, fetch-and-add, compare-and-swap) and end without an error
@@ -127,9 +128,15 @@ counter() {
 	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
 }
 
-# flap: eth0 down for 2 s, 2 s into the run.
+# flap: eth0 down for 2 s, 1 s after the client's first operation
+# completed (/shared/flowing-PORT): under TCG, setting up the QPs may take
+# longer than any fixed delay, and a flap before the traffic tests nothing.
 flap() {
-	sleep 2
+	for _ in $(seq 300); do
+		[ -e "/shared/flowing-$port" ] && break
+		sleep 0.1
+	done
+	sleep 1
 	ip link set dev eth0 down
 	sleep 2
 	ip link set dev eth0 up
@@ -137,7 +144,7 @@ flap() {
 
 # one_run SERVER FAULT OPTS: one rc-verify run; both guests call it.
 one_run() {
-	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' icrc0 csum0 cuts0 rto0 d r
+	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' wpid='' icrc0 csum0 cuts0 rto0 d r
 	local s=$((seed + port - 19100)) limit=150
 	[ "$size" = long ] && limit=900
 	local desc="$fault: rc-verify $opts -s $s (${types[$server]} server, ${types[1 - server]} client)"
@@ -161,10 +168,18 @@ one_run() {
 		sed 's/^/#   /' "$log.server"
 		check "$desc, server exit $rc" test $rc -eq 0
 	else
+		if [ "$fault" = linkdown ]; then
+			(until grep -qs "traffic flowing" "$log.client"; do
+				sleep 0.1
+			done
+			touch "/shared/flowing-$port") &
+			wpid=$!
+		fi
 		# shellcheck disable=SC2086 # $opts holds several options
 		timeout $limit $prog $opts -s $s -T 60 client "$dev" "$gid" $port \
 			"$PEER_IP4" >"$log.client" 2>&1
 		rc=$?
+		[ -z "$wpid" ] || kill "$wpid" 2>/dev/null
 		sed 's/^/#   /' "$log.client"
 		check "$desc, client exit $rc" test $rc -eq 0
 	fi
