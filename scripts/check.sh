@@ -352,6 +352,7 @@ guest_steps() {
 	gstep peer -n 2 -t 300 -f "$out/sroce_fuzz_test" -f "$tests/roce-peer.py" \
 		-f "$tests/roce-inject.py" "$tests/peer.sh"
 	gstep nvmeof -n 2 -t 500 "$tests/nvmeof.sh" quick $nvmeof_size
+	[ "$kernel" = debug ] || gstep nfs -n 2 -t 600 "$tests/nfs.sh"
 	gstep netns -n 1 -t 300 -f "$tests/netns-lib.sh" "$tests/netns.sh"
 	# Verified RC traffic under netem faults and a link flap (the long
 	# form is `make faults`), and teardown under load, one round (`make

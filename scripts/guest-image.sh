@@ -33,7 +33,7 @@ shopt -s inherit_errexit
 
 GUEST_PKGS="rdma-core ibverbs-utils ibverbs-providers rdmacm-utils perftest nvme-cli fio
 	iproute2 kmod iputils-ping tcpdump iperf3 python3 procps ethtool
-	busybox netbase linux-perf"
+	busybox netbase linux-perf nfs-kernel-server"
 # Loaded by the initramfs, in this order, to reach the root filesystem.
 INITRD_MODS="virtio_pci virtio_blk ext4"
 
