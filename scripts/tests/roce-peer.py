@@ -262,18 +262,21 @@ class Peer:
                        "the reissued READ returns the same bytes")
         self.psn = p + 4
 
-    # A READ asked again while its long answer streams (a response was lost)
-    # restarts the stream at once: the responder does not first send the
-    # rest of the 1 MiB, which the requester would drop.
+    # A READ asked again while its long answer streams (as after a lost
+    # response) restarts the stream at once: the responder does not first
+    # send the rest of the 1 MiB, which a requester would drop.
     def reask_read(self, k=8):
         self.new_qp()
         va, rkey, p = self.info["LVA"], self.info["LRKEY"], self.psn
         n = self.info["LLEN"] // MTU
         before = int(self.cmd("counter resp_read_reasks"))
+        # Back to back: the re-ask lands while the responder works through
+        # the stream (64 packets per turn, sroce_resp_run()); waiting for
+        # the first response instead would race the stream's end.
         self.send(OP_READ_REQ, p, self.reth(va, rkey, n * MTU))
-        first = self.recv()
         self.send(OP_READ_REQ, p + k,
                   self.reth(va + k * MTU, rkey, (n - k) * MTU))
+        first = self.recv()
         cut, got, bad = 1, [], []
         while True:
             r = self.recv()
