@@ -24,6 +24,7 @@
 #   mtu=N       the veths' MTU (1500; 9000 gives RoCE a 4096 path MTU)
 #   red=MIN/MAX/P  RED's thresholds (bytes) and marking probability
 #               (3000/10000/0.2)
+#   red_burst=N RED's burst, its averaging (3; after red=)
 #   util=X      with DCQCN on, the lowest utilisation accepted (0.9)
 #   jain=X      with DCQCN on, the lowest Jain's index of the flows' mean
 #               rates accepted (0.95)
@@ -63,6 +64,10 @@ for opt in "$@"; do
 		RED=(min "$red_min" max "$red_max" avpkt 1100
 			burst $((red_min / 1100 + 1 > 3 ? red_min / 1100 + 1 : 3))
 			probability "$red_p" limit 400000)
+		;;
+	red_burst=[0-9]*)
+		# RED's averaging: a larger burst, a slower mean (tc-red(8)).
+		RED[7]=${opt#red_burst=}
 		;;
 	util=*) util_min=${opt#util=} ;;
 	jain=*) jain_min=${opt#jain=} ;;
