@@ -109,6 +109,22 @@ void sroce_cc_pacer_set_rate(struct sroce_cc_pacer *pc, u64 rate, u64 line,
 		pc->next_send = now;
 }
 
+/*
+ * How far behind the clock a paced QP may fall and catch up, ns: the time
+ * of SROCE_CC_PACE_BURST_BYTES, at most SROCE_CC_PACE_BURST_NS, at least
+ * the time of SROCE_CC_PACE_MIN_BURST_BYTES (at 4 Mb/s 2 KB; at 64 Mb/s
+ * 8 KB; from about 131 Mb/s up 16 KB, as before).
+ */
+u64 sroce_cc_pacer_credit(const struct sroce_cc_pacer *pc)
+{
+	u64 most = (SROCE_CC_PACE_BURST_BYTES * pc->pace_q) >>
+		   SROCE_CC_PACE_SHIFT;
+	u64 least = (SROCE_CC_PACE_MIN_BURST_BYTES * pc->pace_q) >>
+		    SROCE_CC_PACE_SHIFT;
+
+	return min(most, max_t(u64, least, SROCE_CC_PACE_BURST_NS));
+}
+
 /* Charge a packet of @bytes that leaves at @now to the pacing clock. */
 void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now)
 {
@@ -116,7 +132,7 @@ void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now)
 
 	if (!pc->paced)
 		return;
-	credit = (SROCE_CC_PACE_BURST_BYTES * pc->pace_q) >> SROCE_CC_PACE_SHIFT;
+	credit = sroce_cc_pacer_credit(pc);
 	start = pc->next_send;
 	if ((s64)(now - credit - start) > 0)
 		start = now - credit;

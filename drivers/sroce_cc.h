@@ -34,9 +34,15 @@ enum sroce_cc_fixed_point {
 	/*
 	 * A paced QP woken late may catch up at most this many bytes at
 	 * once, so timer slack does not lower its rate while an idle QP
-	 * cannot bank a long burst.
+	 * cannot bank a long burst; and at most what it sends in
+	 * SROCE_CC_PACE_BURST_NS, but never less than
+	 * SROCE_CC_PACE_MIN_BURST_BYTES: at a few Mb/s 16 KB is tens of ms
+	 * of sending, and many slow QPs stalled together (a vCPU not run)
+	 * would put that much each into a congested port at once.
 	 */
 	SROCE_CC_PACE_BURST_BYTES	= 16384,
+	SROCE_CC_PACE_MIN_BURST_BYTES	= 2048,
+	SROCE_CC_PACE_BURST_NS		= 1000000,
 	/* rp_byte_reset counts 64-byte units (see sroce_cc_params.c). */
 	SROCE_CC_BYTE_RESET_UNIT	= 64,
 	/* Stage counters saturate here; only "above F" matters beyond. */
@@ -46,7 +52,8 @@ enum sroce_cc_fixed_point {
 /*
  * Pacer of one sending QP, shared by every rate-based algorithm: a rate
  * below line rate spaces packets by their size at that rate, with a burst
- * credit of SROCE_CC_PACE_BURST_BYTES. Serialised by the owner's lock.
+ * credit of SROCE_CC_PACE_BURST_BYTES or less (sroce_cc_pacer_credit()).
+ * Serialised by the owner's lock.
  */
 struct sroce_cc_pacer {
 	u64 next_send;		/* earliest departure of the next packet, ns */
@@ -57,6 +64,7 @@ struct sroce_cc_pacer {
 void sroce_cc_pacer_set_rate(struct sroce_cc_pacer *pc, u64 rate, u64 line,
 			     u64 now);
 void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now);
+u64 sroce_cc_pacer_credit(const struct sroce_cc_pacer *pc);
 
 /* May a packet leave now (pacing off, or its departure time reached)? */
 static inline bool sroce_cc_pacer_may_send(const struct sroce_cc_pacer *pc,

@@ -457,6 +457,19 @@ static void sroce_cc_test_expect_rate(struct kunit *test, u32 mbps, u64 bytes)
 	KUNIT_EXPECT_GE_MSG(test, bytes, want - want / 100, "%u Mb/s", mbps);
 }
 
+/* The catch-up credit: 2 KB at 4 Mb/s, 1 ms at 64 Mb/s, 16 KB at 1 Gb/s. */
+static void sroce_cc_pacer_credit_test(struct kunit *test)
+{
+	struct sroce_cc_pacer pc = {};
+
+	sroce_cc_pacer_set_rate(&pc, 4000000, 10000000000ULL, TEST_T0_NS);
+	KUNIT_EXPECT_EQ(test, sroce_cc_pacer_credit(&pc), 4096000ULL);
+	sroce_cc_pacer_set_rate(&pc, 64000000, 10000000000ULL, TEST_T0_NS);
+	KUNIT_EXPECT_EQ(test, sroce_cc_pacer_credit(&pc), 1000000ULL);
+	sroce_cc_pacer_set_rate(&pc, 1000000000, 10000000000ULL, TEST_T0_NS);
+	KUNIT_EXPECT_EQ(test, sroce_cc_pacer_credit(&pc), 131072ULL);
+}
+
 static void sroce_cc_rp_pacing_test(struct kunit *test)
 {
 	static const u32 rates[] = { 10, 100, 1000, 10000 };
@@ -487,6 +500,7 @@ static struct kunit_case sroce_cc_rp_cases[] = {
 	KUNIT_CASE(sroce_cc_rp_max_rate_test),
 	KUNIT_CASE(sroce_cc_rp_byte_counter_off_test),
 	KUNIT_CASE(sroce_cc_rp_uncongested_test),
+	KUNIT_CASE(sroce_cc_pacer_credit_test),
 	KUNIT_CASE(sroce_cc_rp_pacing_test),
 	KUNIT_CASE(sroce_cc_rp_pacing_late_test),
 	{}
