@@ -88,6 +88,21 @@ static u64 sroce_cc_rp_ceiling(const struct sroce_cc_rp *rp,
 	return rp->line;
 }
 
+/*
+ * How far behind the clock a QP paced at @pace_q may fall and catch up,
+ * ns: the time of SROCE_CC_PACE_BURST_BYTES, at most SROCE_CC_PACE_BURST_NS,
+ * at least the time of SROCE_CC_PACE_MIN_BURST_BYTES (at 4 Mb/s 2 KB; at
+ * 64 Mb/s 8 KB; from about 131 Mb/s up 16 KB, as before).
+ */
+static u64 sroce_cc_pacer_credit(u64 pace_q)
+{
+	u64 most = (SROCE_CC_PACE_BURST_BYTES * pace_q) >> SROCE_CC_PACE_SHIFT;
+	u64 least = (SROCE_CC_PACE_MIN_BURST_BYTES * pace_q) >>
+		    SROCE_CC_PACE_SHIFT;
+
+	return min(most, max_t(u64, least, SROCE_CC_PACE_BURST_NS));
+}
+
 /**
  * sroce_cc_pacer_set_rate() - the sending rate changed
  * @pc: the QP's pacer
@@ -105,37 +120,21 @@ void sroce_cc_pacer_set_rate(struct sroce_cc_pacer *pc, u64 rate, u64 line,
 		return;
 	pc->pace_q = div64_u64((u64)NSEC_PER_SEC * BITS_PER_BYTE <<
 			       SROCE_CC_PACE_SHIFT, rate);
+	pc->credit = sroce_cc_pacer_credit(pc->pace_q);
 	if (!was_paced)
 		pc->next_send = now;
-}
-
-/*
- * How far behind the clock a paced QP may fall and catch up, ns: the time
- * of SROCE_CC_PACE_BURST_BYTES, at most SROCE_CC_PACE_BURST_NS, at least
- * the time of SROCE_CC_PACE_MIN_BURST_BYTES (at 4 Mb/s 2 KB; at 64 Mb/s
- * 8 KB; from about 131 Mb/s up 16 KB, as before).
- */
-u64 sroce_cc_pacer_credit(const struct sroce_cc_pacer *pc)
-{
-	u64 most = (SROCE_CC_PACE_BURST_BYTES * pc->pace_q) >>
-		   SROCE_CC_PACE_SHIFT;
-	u64 least = (SROCE_CC_PACE_MIN_BURST_BYTES * pc->pace_q) >>
-		    SROCE_CC_PACE_SHIFT;
-
-	return min(most, max_t(u64, least, SROCE_CC_PACE_BURST_NS));
 }
 
 /* Charge a packet of @bytes that leaves at @now to the pacing clock. */
 void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now)
 {
-	u64 credit, start;
+	u64 start;
 
 	if (!pc->paced)
 		return;
-	credit = sroce_cc_pacer_credit(pc);
 	start = pc->next_send;
-	if ((s64)(now - credit - start) > 0)
-		start = now - credit;
+	if ((s64)(now - pc->credit - start) > 0)
+		start = now - pc->credit;
 	pc->next_send = start + ((bytes * pc->pace_q) >> SROCE_CC_PACE_SHIFT);
 }
 

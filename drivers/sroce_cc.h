@@ -52,19 +52,20 @@ enum sroce_cc_fixed_point {
 /*
  * Pacer of one sending QP, shared by every rate-based algorithm: a rate
  * below line rate spaces packets by their size at that rate, with a burst
- * credit of SROCE_CC_PACE_BURST_BYTES or less (sroce_cc_pacer_credit()).
+ * credit of SROCE_CC_PACE_BURST_BYTES or less (sroce_cc_pacer_credit(),
+ * computed when the rate changes, not per packet).
  * Serialised by the owner's lock.
  */
 struct sroce_cc_pacer {
 	u64 next_send;		/* earliest departure of the next packet, ns */
 	u64 pace_q;		/* ns per byte, 1/2^SROCE_CC_PACE_SHIFT */
+	u64 credit;		/* catch-up credit at pace_q, ns */
 	bool paced;		/* rate below line rate: pacing applies */
 };
 
 void sroce_cc_pacer_set_rate(struct sroce_cc_pacer *pc, u64 rate, u64 line,
 			     u64 now);
 void sroce_cc_pacer_on_tx(struct sroce_cc_pacer *pc, u32 bytes, u64 now);
-u64 sroce_cc_pacer_credit(const struct sroce_cc_pacer *pc);
 
 /* May a packet leave now (pacing off, or its departure time reached)? */
 static inline bool sroce_cc_pacer_may_send(const struct sroce_cc_pacer *pc,

@@ -463,11 +463,11 @@ static void sroce_cc_pacer_credit_test(struct kunit *test)
 	struct sroce_cc_pacer pc = {};
 
 	sroce_cc_pacer_set_rate(&pc, 4000000, 10000000000ULL, TEST_T0_NS);
-	KUNIT_EXPECT_EQ(test, sroce_cc_pacer_credit(&pc), 4096000ULL);
+	KUNIT_EXPECT_EQ(test, pc.credit, 4096000ULL);
 	sroce_cc_pacer_set_rate(&pc, 64000000, 10000000000ULL, TEST_T0_NS);
-	KUNIT_EXPECT_EQ(test, sroce_cc_pacer_credit(&pc), 1000000ULL);
+	KUNIT_EXPECT_EQ(test, pc.credit, 1000000ULL);
 	sroce_cc_pacer_set_rate(&pc, 1000000000, 10000000000ULL, TEST_T0_NS);
-	KUNIT_EXPECT_EQ(test, sroce_cc_pacer_credit(&pc), 131072ULL);
+	KUNIT_EXPECT_EQ(test, pc.credit, 131072ULL);
 }
 
 static void sroce_cc_rp_pacing_test(struct kunit *test)
