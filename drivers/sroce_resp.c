@@ -1503,6 +1503,14 @@ static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
 	spin_unlock_bh(&resp->lock);
 }
 
+/* A READ asked again: a READ request behind ePSN (@epsn). */
+bool sroce_resp_is_reask(u16 opflags, u32 psn, u32 epsn)
+{
+	const u16 read_req = SROCE_OPF_REQ | SROCE_OPF_READ;
+
+	return (opflags & read_req) == read_req && sroce_psn_lt(psn, epsn);
+}
+
 /*
  * A READ asked again while a READ response stream goes out: the requester
  * lost a response and went back (go-back-N, IBTA 9.7.5.1.3). Whatever the
@@ -1515,16 +1523,8 @@ static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
  * each restarting the stream at a PSN the requester has passed. Only a
  * duplicate READ jumps the queue: it changes no execution state but the
  * stream. A walk of inq per READ request queued (reask_queued) bounds the
- * cost. sroce_resp_is_reask(): a READ request behind ePSN. Runner only,
- * resp.lock held.
+ * cost. Runner only, resp.lock held.
  */
-bool sroce_resp_is_reask(u16 opflags, u32 psn, u32 epsn)
-{
-	const u16 read_req = SROCE_OPF_REQ | SROCE_OPF_READ;
-
-	return (opflags & read_req) == read_req && sroce_psn_lt(psn, epsn);
-}
-
 static struct sk_buff *sroce_resp_take_reask(struct sroce_resp *resp)
 {
 	struct sk_buff *skb;
