@@ -92,7 +92,7 @@ static u64 sroce_cc_rp_ceiling(const struct sroce_cc_rp *rp,
  * How far behind the clock a QP paced at @pace_q may fall and catch up,
  * ns: the time of SROCE_CC_PACE_BURST_BYTES, at most SROCE_CC_PACE_BURST_NS,
  * at least the time of SROCE_CC_PACE_MIN_BURST_BYTES (at 4 Mb/s 2 KB; at
- * 64 Mb/s 8 KB; from about 131 Mb/s up 16 KB, as before).
+ * 16 Mb/s 8 KB; from about 33 Mb/s up 16 KB).
  */
 static u64 sroce_cc_pacer_credit(u64 pace_q)
 {

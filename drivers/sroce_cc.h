@@ -38,11 +38,15 @@ enum sroce_cc_fixed_point {
 	 * SROCE_CC_PACE_BURST_NS, but never less than
 	 * SROCE_CC_PACE_MIN_BURST_BYTES: at a few Mb/s 16 KB is tens of ms
 	 * of sending, and many slow QPs stalled together (a vCPU not run)
-	 * would put that much each into a congested port at once.
+	 * would put that much each into a congested port at once. Bounded
+	 * in time, the QPs sharing a port together catch up at most 4 ms of
+	 * the port's rate, whatever their number. 4 ms, not less: a TCG
+	 * guest's timers are that late, and at 1 ms a QP lost a third of
+	 * its rate to them (Documentation/sroce-cc.rst, K:1).
 	 */
 	SROCE_CC_PACE_BURST_BYTES	= 16384,
 	SROCE_CC_PACE_MIN_BURST_BYTES	= 2048,
-	SROCE_CC_PACE_BURST_NS		= 1000000,
+	SROCE_CC_PACE_BURST_NS		= 4000000,
 	/* rp_byte_reset counts 64-byte units (see sroce_cc_params.c). */
 	SROCE_CC_BYTE_RESET_UNIT	= 64,
 	/* Stage counters saturate here; only "above F" matters beyond. */

@@ -457,15 +457,20 @@ static void sroce_cc_test_expect_rate(struct kunit *test, u32 mbps, u64 bytes)
 	KUNIT_EXPECT_GE_MSG(test, bytes, want - want / 100, "%u Mb/s", mbps);
 }
 
-/* The catch-up credit: 2 KB at 4 Mb/s, 1 ms at 64 Mb/s, 16 KB at 1 Gb/s. */
+/*
+ * The catch-up credit: 2 KB at 2 Mb/s, 4 ms at 16 Mb/s, 16 KB at 64 Mb/s
+ * and at 1 Gb/s.
+ */
 static void sroce_cc_pacer_credit_test(struct kunit *test)
 {
 	struct sroce_cc_pacer pc = {};
 
-	sroce_cc_pacer_set_rate(&pc, 4000000, 10000000000ULL, TEST_T0_NS);
-	KUNIT_EXPECT_EQ(test, pc.credit, 4096000ULL);
+	sroce_cc_pacer_set_rate(&pc, 2000000, 10000000000ULL, TEST_T0_NS);
+	KUNIT_EXPECT_EQ(test, pc.credit, 8192000ULL);
+	sroce_cc_pacer_set_rate(&pc, 16000000, 10000000000ULL, TEST_T0_NS);
+	KUNIT_EXPECT_EQ(test, pc.credit, 4000000ULL);
 	sroce_cc_pacer_set_rate(&pc, 64000000, 10000000000ULL, TEST_T0_NS);
-	KUNIT_EXPECT_EQ(test, pc.credit, 1000000ULL);
+	KUNIT_EXPECT_EQ(test, pc.credit, 2048000ULL);
 	sroce_cc_pacer_set_rate(&pc, 1000000000, 10000000000ULL, TEST_T0_NS);
 	KUNIT_EXPECT_EQ(test, pc.credit, 131072ULL);
 }
