@@ -72,6 +72,17 @@ static inline enum sroce_cc_algo sroce_cc_algo(const struct sroce_cc_sender *s)
 	return s->algo;
 }
 
+/* The QP's current rate, bit/s (its line rate until the algorithm acts). */
+static inline u64 sroce_cc_rate_bps(const struct sroce_cc_sender *s)
+{
+	switch (s->algo) {
+	case SROCE_CC_ALGO_TIMELY:
+		return s->timely.rate;
+	default:
+		return s->rp.rc;
+	}
+}
+
 /* May the QP send its next packet at @now? */
 static inline bool sroce_cc_may_send(const struct sroce_cc_sender *s, u64 now)
 {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A QP's engine state for `rdma res show qp -dd` (the restrack netlink
- * dump's driver attributes): the requester's PSNs, window and waits, the
- * responder's expected PSN. A QP that stopped sending can then be told
+ * dump's driver attributes): the requester's PSNs, window and waits, its
+ * congestion control rate, the responder's expected PSN. A QP that stopped sending can then be told
  * from a process that stopped posting without a debugger: it shows which
  * PSN it waits for and which timer, if any, would move it.
  *
@@ -18,6 +18,7 @@ struct sroce_qp_res {
 	u32 psn, psn_high, una, cwnd, ssthresh, retry_left, rd_atomic;
 	u32 sq_index, cur, cur_pkt, sent_end, head, sq_head;
 	u32 timeout_ms, srtt_us, rto_backoff;
+	u32 cc_rate_kbps;
 	u32 waits;
 	u32 resp_psn, resp_msn;
 };
@@ -58,6 +59,8 @@ static void sroce_qp_res_snap(struct sroce_qp *qp, struct sroce_qp_res *r)
 	r->timeout_ms = jiffies_to_msecs(req->timeout);
 	r->srtt_us = div_u64(req->rto.srtt, NSEC_PER_USEC);
 	r->rto_backoff = req->rto.backoff;
+	r->cc_rate_kbps = min_t(u64, div_u64(sroce_cc_rate_bps(&req->cc), 1000),
+				U32_MAX);
 	w |= req->stopped << SROCE_QP_RES_STOPPED;
 	w |= req->rnr_wait << SROCE_QP_RES_RNR_WAIT;
 	w |= req->probe << SROCE_QP_RES_PROBE;
@@ -98,6 +101,7 @@ static const struct {
 	SROCE_QP_RES_FIELD("timeout-ms", timeout_ms),
 	SROCE_QP_RES_FIELD("srtt-us", srtt_us),
 	SROCE_QP_RES_FIELD("rto-backoff", rto_backoff),
+	SROCE_QP_RES_FIELD("cc-rate-kbps", cc_rate_kbps),
 	SROCE_QP_RES_FIELD("resp-psn", resp_psn),
 	SROCE_QP_RES_FIELD("resp-msn", resp_msn),
 };
