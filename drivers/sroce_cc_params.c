@@ -219,6 +219,12 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * cut QP keeps probing the path with RTT samples.
 	 */
 	SROCE_CC_PARAM(timely_min_rate, 1, SROCE_CC_MAX_RATE_MBPS, 10),
+	/*
+	 * [SROCE] Rate ceiling, Mb/s, 0 = line rate: as rp_max_rate is for
+	 * DCQCN, for a host that cannot send at its link's nominal rate.
+	 * A QP still starts at line rate; its first sample brings it here.
+	 */
+	SROCE_CC_PARAM(timely_max_rate, 0, SROCE_CC_MAX_RATE_MBPS, 0),
 };
 
 static const struct sroce_cc_param_desc *sroce_cc_param_find(const char *name)

@@ -58,6 +58,7 @@ struct sroce_cc_params {
 	u32 timely_alpha;		/* 1/1024, EWMA weight of a new sample */
 	u32 timely_hai_n;		/* samples (and HAI's step multiplier) */
 	u32 timely_min_rate;		/* Mb/s */
+	u32 timely_max_rate;		/* Mb/s, 0: line rate */
 };
 
 /* Number of parameters: every field above is one u32 table entry. */

@@ -84,6 +84,7 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 	u64 min_rtt = (u64)READ_ONCE(p->timely_min_rtt) * NSEC_PER_USEC;
 	u64 delta = sroce_cc_timely_mbps(READ_ONCE(p->timely_ai_rate));
 	u64 floor = sroce_cc_timely_mbps(READ_ONCE(p->timely_min_rate));
+	u64 ceiling = sroce_cc_timely_mbps(READ_ONCE(p->timely_max_rate));
 	u32 alpha = READ_ONCE(p->timely_alpha);
 	u32 beta = READ_ONCE(p->timely_beta);
 	u32 hai_n = READ_ONCE(p->timely_hai_n);
@@ -133,7 +134,9 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 		t->rate = sroce_cc_timely_cut(t->rate, f);
 		t->incr = 0;
 	}
-	t->rate = min(max(t->rate, floor), t->line);
+	if (!ceiling || ceiling > t->line)
+		ceiling = t->line;
+	t->rate = min(max(t->rate, floor), ceiling);
 	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
 	return region;
 }

@@ -642,6 +642,7 @@ static const struct {
 	{ "timely_alpha", 0, 1024, 896 },
 	{ "timely_hai_n", 1, 255, 5 },
 	{ "timely_min_rate", 1, 400000, 10 },
+	{ "timely_max_rate", 0, 400000, 0 },
 };
 
 static void sroce_cc_params_ranges_test(struct kunit *test)

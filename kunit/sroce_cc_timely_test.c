@@ -109,6 +109,19 @@ static const struct sroce_cc_timely_test_step timely_floor[] = {
 	{ 1000000, SROCE_CC_TIMELY_GRAD_INC, 110000 },
 };
 
+/*
+ * line 10000 Mb/s,
+ * timely_max_rate=200
+ */
+static const struct sroce_cc_timely_test_step timely_ceiling[] = {
+	{ 40000, SROCE_CC_TIMELY_LOW, 200000 },
+	{ 40000, SROCE_CC_TIMELY_LOW, 200000 },
+	{ 1500000, SROCE_CC_TIMELY_HIGH, 146680 },
+	{ 1500000, SROCE_CC_TIMELY_HIGH, 107575 },
+	{ 40000, SROCE_CC_TIMELY_LOW, 117575 },
+	{ 40000, SROCE_CC_TIMELY_LOW, 127575 },
+};
+
 static void sroce_cc_timely_test_run(struct kunit *test, u32 line_mbps,
 				     const struct sroce_cc_timely_test_param *prm,
 				     unsigned int nprm,
@@ -169,6 +182,17 @@ static void sroce_cc_timely_floor_test(struct kunit *test)
 				 timely_floor, ARRAY_SIZE(timely_floor));
 }
 
+/* timely_max_rate caps the rate below the line rate. */
+static void sroce_cc_timely_ceiling_test(struct kunit *test)
+{
+	static const struct sroce_cc_timely_test_param prm[] = {
+		{ "timely_max_rate", 200 },
+	};
+
+	sroce_cc_timely_test_run(test, 10000, prm, ARRAY_SIZE(prm),
+				 timely_ceiling, ARRAY_SIZE(timely_ceiling));
+}
+
 /*
  * The rate a sample sets is the pacer's: 4 KiB packets sent whenever
  * allowed for 1 s of fake time move that rate within 1 %, plus the burst
@@ -206,6 +230,7 @@ static struct kunit_case sroce_cc_timely_cases[] = {
 	KUNIT_CASE(sroce_cc_timely_queue_test),
 	KUNIT_CASE(sroce_cc_timely_hai_test),
 	KUNIT_CASE(sroce_cc_timely_floor_test),
+	KUNIT_CASE(sroce_cc_timely_ceiling_test),
 	KUNIT_CASE(sroce_cc_timely_pacing_test),
 	{}
 };

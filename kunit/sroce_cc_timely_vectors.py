@@ -5,7 +5,7 @@
 The model is written from the TIMELY paper's Algorithm 1 (Mittal et al.,
 SIGCOMM 2015) with the choices Documentation/sroce-cc.rst states (first
 sample has difference 0, HAI counting, cut capped at the whole rate, rate
-clamped to [min rate, line rate]), in exact rational arithmetic: it shares
+clamped to [min rate, max rate or line rate]), in exact rational arithmetic: it shares
 no code and no fixed point with drivers/sroce_cc_timely.c, whose integer
 steps must land within a few b/s of it. Each scenario prints a C table:
 per RTT sample, the branch taken and the rate after it in kb/s, rounded
@@ -30,7 +30,7 @@ RTT_MAX_NS = 1 << 30
 
 DEFAULTS = dict(timely_t_low=50, timely_t_high=1000, timely_min_rtt=50,
                 timely_ai_rate=10, timely_beta=819, timely_alpha=896,
-                timely_hai_n=5, timely_min_rate=10)
+                timely_hai_n=5, timely_min_rate=10, timely_max_rate=0)
 
 REGION = ['SROCE_CC_TIMELY_LOW', 'SROCE_CC_TIMELY_HIGH',
           'SROCE_CC_TIMELY_GRAD_INC', 'SROCE_CC_TIMELY_GRAD_DEC']
@@ -88,16 +88,19 @@ class Timely:
             self.cut(beta * grad)
             self.incr = 0
         floor = F(p['timely_min_rate'] * 10**6)
+        ceiling = self.line
+        if p['timely_max_rate']:
+            ceiling = min(ceiling, F(p['timely_max_rate'] * 10**6))
         if self.rate < floor:
             if floor - self.rate <= self.err:
                 raise ValueError('rate within the error bound of the floor')
             self.rate = floor
             self.err = F(0)
-        elif self.rate >= self.line:
-            self.rate = self.line
+        elif self.rate >= ceiling:
+            self.rate = ceiling
             self.err = F(0)
-        elif self.line - self.rate <= self.err:
-            raise ValueError('rate within the error bound of the line rate')
+        elif ceiling - self.rate <= self.err:
+            raise ValueError('rate within the error bound of the ceiling')
         return region
 
 
@@ -132,6 +135,10 @@ SCENARIOS = {
     # the RTT cap: a 5 s sample counts as 2^30 ns.
     'timely_floor': (10000, dict(timely_beta=1024, timely_min_rate=100), [
         us(100), us(900), us(900), us(900), 5 * 10**9, us(1000)]),
+    # A ceiling below the line rate: the first sample brings the rate
+    # down to it, increases stop there, a cut starts from it.
+    'timely_ceiling': (10000, dict(timely_max_rate=200), [
+        us(40), us(40), us(1500), us(1500), us(40), us(40)]),
 }
 
 
