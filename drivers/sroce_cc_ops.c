@@ -20,7 +20,7 @@ void sroce_cc_sender_init(struct sroce_cc_sender *s,
 
 	s->algo = algo < SROCE_CC_ALGO_COUNT ? algo : SROCE_CC_ALGO_DCQCN;
 	sroce_cc_rp_init(&s->rp, line_mbps);
-	sroce_cc_timely_init(&s->timely, line_mbps);
+	sroce_cc_timely_init(&s->timely, p, line_mbps);
 	sroce_cc_rtt_init(&s->rtt);
 	s->sampling = s->algo == SROCE_CC_ALGO_TIMELY;
 }

@@ -222,7 +222,7 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	/*
 	 * [SROCE] Rate ceiling, Mb/s, 0 = line rate: as rp_max_rate is for
 	 * DCQCN, for a host that cannot send at its link's nominal rate.
-	 * A QP still starts at line rate; its first sample brings it here.
+	 * A QP starts there (sroce_cc_timely_init()).
 	 */
 	SROCE_CC_PARAM(timely_max_rate, 0, SROCE_CC_MAX_RATE_MBPS, 0),
 };

@@ -13,7 +13,7 @@
  *   gradient <= 0:      rate += N * delta, N = hai_n once hai_n samples
  *                       in a row took this branch, else 1
  *   otherwise:          rate *= 1 - beta * gradient
- *   rate clamped to [timely_min_rate, line rate]
+ *   rate clamped to [timely_min_rate, timely_max_rate or line rate]
  *
  * Where the paper leaves a choice, what sroce does:
  *  - Samples: the paper updates once per completion of a 16-64 KB
@@ -50,11 +50,28 @@ static u64 sroce_cc_timely_mbps(u32 mbps)
 	return (u64)mbps * SROCE_CC_TIMELY_BPS_PER_MBPS;
 }
 
-void sroce_cc_timely_init(struct sroce_cc_timely *t, u32 line_mbps)
+/* The rate's ceiling: timely_max_rate, or the line rate (0 or above it). */
+static u64 sroce_cc_timely_ceiling(const struct sroce_cc_timely *t,
+				   const struct sroce_cc_params *p)
+{
+	u64 ceiling = sroce_cc_timely_mbps(READ_ONCE(p->timely_max_rate));
+
+	return ceiling && ceiling < t->line ? ceiling : t->line;
+}
+
+/*
+ * A QP starts at its ceiling, paced if that is below the line rate. [TML]
+ * leaves the start to the NIC; at line rate a QP that joins a busy port
+ * would fill it before its first sample, which comes a queue later.
+ */
+void sroce_cc_timely_init(struct sroce_cc_timely *t,
+			  const struct sroce_cc_params *p, u32 line_mbps)
 {
 	*t = (struct sroce_cc_timely){};
 	t->line = sroce_cc_timely_mbps(line_mbps);
-	t->rate = t->line;
+	t->rate = sroce_cc_timely_ceiling(t, p);
+	if (t->rate < t->line)
+		sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, 0);
 }
 
 /* rate * (1 - factor / 2^32), factor at most 2^32. */
@@ -84,7 +101,7 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 	u64 min_rtt = (u64)READ_ONCE(p->timely_min_rtt) * NSEC_PER_USEC;
 	u64 delta = sroce_cc_timely_mbps(READ_ONCE(p->timely_ai_rate));
 	u64 floor = sroce_cc_timely_mbps(READ_ONCE(p->timely_min_rate));
-	u64 ceiling = sroce_cc_timely_mbps(READ_ONCE(p->timely_max_rate));
+	u64 ceiling = sroce_cc_timely_ceiling(t, p);
 	u32 alpha = READ_ONCE(p->timely_alpha);
 	u32 beta = READ_ONCE(p->timely_beta);
 	u32 hai_n = READ_ONCE(p->timely_hai_n);
@@ -134,8 +151,6 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 		t->rate = sroce_cc_timely_cut(t->rate, f);
 		t->incr = 0;
 	}
-	if (!ceiling || ceiling > t->line)
-		ceiling = t->line;
 	t->rate = min(max(t->rate, floor), ceiling);
 	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
 	return region;

@@ -40,7 +40,7 @@ enum sroce_cc_timely_fixed_point {
 /* State of one sending QP; fields are private to sroce_cc_timely.c. */
 struct sroce_cc_timely {
 	u64 rate;		/* current rate, bit/s */
-	u64 line;		/* link rate, bit/s: the ceiling */
+	u64 line;		/* link rate, bit/s: not paced at it */
 	u64 prev_rtt;		/* the previous sample, ns (valid if have_rtt) */
 	s64 diff;		/* EWMA of RTT differences, 1/2^DIFF_SHIFT ns */
 	u32 incr;		/* consecutive gradient increases (for HAI) */
@@ -56,7 +56,8 @@ enum sroce_cc_timely_region {
 	SROCE_CC_TIMELY_GRAD_DEC,	/* gradient > 0: cut by the gradient */
 };
 
-void sroce_cc_timely_init(struct sroce_cc_timely *t, u32 line_mbps);
+void sroce_cc_timely_init(struct sroce_cc_timely *t,
+			  const struct sroce_cc_params *p, u32 line_mbps);
 enum sroce_cc_timely_region
 sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 		       const struct sroce_cc_params *p, u64 rtt_ns, u64 now);

@@ -137,9 +137,13 @@ static void sroce_cc_timely_test_run(struct kunit *test, u32 line_mbps,
 	for (i = 0; i < nprm; i++)
 		KUNIT_ASSERT_EQ(test, sroce_cc_param_set(&p, prm[i].name,
 							 prm[i].val), 0);
-	sroce_cc_timely_init(&t, line_mbps);
+	sroce_cc_timely_init(&t, &p, line_mbps);
+	/* A QP starts at its ceiling, paced below the line rate. */
 	KUNIT_EXPECT_EQ(test, sroce_cc_timely_rate(&t),
-			(u64)line_mbps * 1000000);
+			(u64)(p.timely_max_rate && p.timely_max_rate < line_mbps ?
+			      p.timely_max_rate : line_mbps) * 1000000);
+	KUNIT_EXPECT_EQ(test, t.pace.paced,
+			p.timely_max_rate && p.timely_max_rate < line_mbps);
 	for (i = 0; i < nsteps; i++) {
 		now += steps[i].rtt_ns;
 		KUNIT_EXPECT_EQ_MSG(test,
@@ -182,7 +186,7 @@ static void sroce_cc_timely_floor_test(struct kunit *test)
 				 timely_floor, ARRAY_SIZE(timely_floor));
 }
 
-/* timely_max_rate caps the rate below the line rate. */
+/* timely_max_rate: the QP starts there, and increases stop there. */
 static void sroce_cc_timely_ceiling_test(struct kunit *test)
 {
 	static const struct sroce_cc_timely_test_param prm[] = {
@@ -206,7 +210,7 @@ static void sroce_cc_timely_pacing_test(struct kunit *test)
 	u64 want;
 
 	sroce_cc_params_init_defaults(&p);
-	sroce_cc_timely_init(&t, 10000);
+	sroce_cc_timely_init(&t, &p, 10000);
 	/* 1.5 ms, T_high 1 ms: 10 Gb/s * (1 - 819/1024 / 3). */
 	sroce_cc_timely_on_rtt(&t, &p, 1500 * NSEC_PER_USEC, now);
 	want = sroce_cc_timely_rate(&t);

@@ -42,7 +42,10 @@ class Timely:
     def __init__(self, line_mbps, prm):
         self.p = prm
         self.line = F(line_mbps * 10**6)
+        # The start: the ceiling, timely_max_rate or the line rate.
         self.rate = self.line
+        if prm['timely_max_rate']:
+            self.rate = min(self.line, F(prm['timely_max_rate'] * 10**6))
         self.prev = None
         self.diff = F(0)
         self.incr = 0
@@ -135,8 +138,8 @@ SCENARIOS = {
     # the RTT cap: a 5 s sample counts as 2^30 ns.
     'timely_floor': (10000, dict(timely_beta=1024, timely_min_rate=100), [
         us(100), us(900), us(900), us(900), 5 * 10**9, us(1000)]),
-    # A ceiling below the line rate: the first sample brings the rate
-    # down to it, increases stop there, a cut starts from it.
+    # A ceiling below the line rate: the QP starts there, increases stop
+    # there, a cut starts from it.
     'timely_ceiling': (10000, dict(timely_max_rate=200), [
         us(40), us(40), us(1500), us(1500), us(40), us(40)]),
 }
