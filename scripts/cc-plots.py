@@ -13,10 +13,11 @@
   cc-plots.py mark OUT.png RESULTS.txt
       throughput share of rp_max_rate per marking percentage, measured
       against the model (cc.sh's "scenario=mark-model" result lines)
-  cc-plots.py netns OUT.png ON.csv [OFF.csv]
+  cc-plots.py netns OUT.png netns-MODE.csv...
       K:1 in one guest (scripts/tests/cc-netns.sh): each sender's rate
       into the switch (1 s means) and the bottleneck queue over time,
-      from cc-testbed.py's samples, one column of panels per mode
+      from cc-testbed.py's samples, one column of panels per mode (the
+      mode read from the file's name)
   cc-plots.py demo OUT.png RXE-DIR SROCE-DIR
       make demo's table (printed) and figure: the same incast over
       rdma_rxe and over sroce with DCQCN, from each vm-run.sh output
@@ -26,6 +27,7 @@ Needs Debian's python3-matplotlib.
 """
 
 import csv
+import os
 import sys
 
 import matplotlib
@@ -59,7 +61,8 @@ def incast_columns(out, columns):
         top.legend(loc="upper right", fontsize="small")
         bottom.plot(d["t_s"], [b / 1000 for b in d["backlog_b"]], color="tab:red",
                     label="RED queue")
-        bottom.axhline(10, color="grey", linestyle=":", label="RED max (10 KB)")
+        if red:
+            bottom.axhline(10, color="grey", linestyle=":", label="RED max (10 KB)")
         bottom.set_ylabel("queue, KB (0.5 s samples)")
         bottom.set_xlabel("time, s")
         drops = d["dropped"][-1] if d["dropped"] else 0
@@ -85,10 +88,22 @@ def read_testbed(path):
     return rate, {n: [r[i] for r in rows] for i, n in enumerate(names)}
 
 
+# cc-netns.sh's modes: the title of each and whether its queue is RED's.
+NETNS_MODES = {
+    "on": ("DCQCN, RED/ECN", True),
+    "off": ("no CC, RED/ECN", True),
+    "timely": ("TIMELY, tail drop", False),
+    "drop": ("no CC, tail drop", False),
+}
+
+
 def netns(out, paths):
-    fig, axes = plt.subplots(2, len(paths), figsize=(7 * len(paths), 6), squeeze=False,
+    width = 7 if len(paths) <= 2 else 4.5
+    fig, axes = plt.subplots(2, len(paths), figsize=(width * len(paths), 6), squeeze=False,
                              sharex=True, sharey="row")
-    for col, (title, path) in enumerate(zip(("DCQCN on", "DCQCN off"), paths)):
+    for col, path in enumerate(paths):
+        mode = os.path.basename(path).removeprefix("netns-").removesuffix(".csv")
+        title, red = NETNS_MODES.get(mode, (mode, True))
         rate, d = read_testbed(path)
         flows = sorted((n for n in d if n.startswith("rx")), key=lambda n: int(n[2:]))
         t, top, bottom = d["t"], axes[0][col], axes[1][col]
@@ -106,11 +121,12 @@ def netns(out, paths):
         top.axhline(rate / 1e6 / len(flows), color="grey", linestyle=":",
                     label=f"fair share ({rate / 1e6 / len(flows):g} Mb/s)")
         top.legend(loc="upper right", fontsize="small")
-        top.set_title(f"{len(flows)}:1 through {rate / 1e6:g} Mb/s, {title}")
+        top.set_title(f"{len(flows)}:1 through {rate / 1e6:g} Mb/s, {title}", fontsize="medium")
         top.set_ylabel("rate into the switch, Mb/s")
         bottom.plot([x - t0 for x in t], [b / 1000 for b in d["backlog"]],
                     color="tab:red", label="queue")
-        bottom.axhline(10, color="grey", linestyle=":", label="RED max (10 KB)")
+        if red:
+            bottom.axhline(10, color="grey", linestyle=":", label="RED max (10 KB)")
         bottom.set_ylabel("queue, KB (0.2 s samples)")
         bottom.set_xlabel("time, s")
         bottom.set_title(f"marked {d['marked'][-1] - d['marked'][0]:.0f}, "
@@ -230,7 +246,7 @@ def main():
     if sys.argv[1] == "incast":
         incast(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "netns":
-        netns(sys.argv[2], sys.argv[3:5])
+        netns(sys.argv[2], sys.argv[3:])
     elif sys.argv[1] == "rates":
         rates(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "demo" and len(sys.argv) == 5:

@@ -9,8 +9,9 @@
 #   mark     random CE marking at 1, 5 and 20 %, 10 s each, throughput
 #            against the reference model (scripts/cc-model.py mark)
 #   netns-K  K:1 (K = 2, 4, 8, 16) through 64 Mb/s in one guest, K sender
-#            namespaces and a switch namespace, DCQCN on and off
-#            (scripts/tests/cc-netns.sh)
+#            namespaces and a switch namespace: DCQCN on and off through
+#            RED/ECN, TIMELY and no CC through a tail-drop FIFO
+#            (scripts/tests/cc-netns.sh all)
 #
 # Output in out/check-cc: the guests' logs and results, incast.png,
 # rates-on.png and rates-on-zoom.png (per-QP Rc from the sroce_cc_rate
@@ -54,7 +55,7 @@ job incast -n 3 -t 900 "$tests/cc.sh" incast sroce both dur=40 join=5
 job mark -n 2 -t 600 "$tests/cc.sh" mark sroce 0 1 5 20 dur=10 "$MARK_MODEL" "${MARK_CC[@]}"
 for k in 2 4 8 16; do
 	job "netns-$k" -n 1 -c 2 -t 900 -f "$tests/netns-lib.sh" -f "$tests/cc-testbed.py" \
-		"$tests/cc-netns.sh" "$k" both
+		"$tests/cc-netns.sh" "$k" all
 done
 
 plot() {
@@ -70,10 +71,13 @@ if [ -f "$g/guest0/incast-on-rates.csv" ]; then
 	plot "$SROCE_TOP/scripts/cc-plots.py" rates "$out/rates-on-zoom.png" "$out/rates-on.csv"
 fi
 for k in 2 4 8 16; do
-	g=$out/netns-$k/guest0
-	[ -f "$g/netns-on.csv" ] &&
-		plot "$SROCE_TOP/scripts/cc-plots.py" netns "$out/netns-$k.png" \
-			"$g/netns-on.csv" "$g/netns-off.csv"
+	csvs=()
+	for m in on off timely drop; do
+		[ -f "$out/netns-$k/guest0/netns-$m.csv" ] &&
+			csvs+=("$out/netns-$k/guest0/netns-$m.csv")
+	done
+	[ ${#csvs[@]} -gt 0 ] &&
+		plot "$SROCE_TOP/scripts/cc-plots.py" netns "$out/netns-$k.png" "${csvs[@]}"
 done
 [ -f "$out/mark/guest0/results.txt" ] &&
 	plot "$SROCE_TOP/scripts/cc-plots.py" mark "$out/mark.png" "$out/mark/guest0/results.txt"

@@ -6,8 +6,9 @@
   cc-testbed.py judge CSV K [WINDOW_S]
 
 MBPS is the bottleneck's tbf rate. record writes a line every 0.2 s: the time, then for the bottleneck PORT's
-qdiscs (tbf with RED below it) the bytes sent, the backlog in bytes, RED's
-marked, early and pdrop counts, then the bytes received from each sender
+qdiscs (tbf with RED or a tail-drop bfifo below it) the bytes sent, the
+backlog in bytes, RED's marked, early and pdrop counts (the FIFO's drops
+as pdrop), then the bytes received from each sender
 port p1..pK (the sender's offered load: with no drop, what it delivered).
 
 judge finds each flow's start and end in the samples (where its first
@@ -32,7 +33,7 @@ EDGE_BYTES = 64 * 1024
 
 
 def qdisc_stats(port):
-    """Bytes sent, backlog and RED's counters of PORT's qdiscs."""
+    """Bytes sent, backlog and RED's (or the FIFO's) counters of PORT's qdiscs."""
     out = subprocess.run(["tc", "-s", "-j", "qdisc", "show", "dev", port],
                          capture_output=True, text=True, check=True).stdout
     sent = backlog = marked = early = pdrop = 0
@@ -44,6 +45,8 @@ def qdisc_stats(port):
             marked = q.get("marked", 0)
             early = q.get("early", 0)
             pdrop = q.get("pdrop", 0)
+        elif q.get("kind") == "bfifo":
+            pdrop = q.get("drops", 0)
     return sent, backlog, marked, early, pdrop
 
 
