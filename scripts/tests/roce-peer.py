@@ -265,34 +265,43 @@ class Peer:
     # A READ asked again while its long answer streams (as after a lost
     # response) restarts the stream at once: the responder does not first
     # send the rest of the 1 MiB, which a requester would drop.
-    def reask_read(self, k=8):
+    def reask_read(self, k=8, tries=3):
         self.new_qp()
-        va, rkey, p = self.info["LVA"], self.info["LRKEY"], self.psn
+        va, rkey = self.info["LVA"], self.info["LRKEY"]
         n = self.info["LLEN"] // MTU
         before = int(self.cmd("counter resp_read_reasks"))
         # Back to back: the re-ask lands while the responder works through
         # the stream (64 packets per turn, sroce_resp_run()); waiting for
-        # the first response instead would race the stream's end.
-        self.send(OP_READ_REQ, p, self.reth(va, rkey, n * MTU))
-        self.send(OP_READ_REQ, p + k,
-                  self.reth(va + k * MTU, rkey, (n - k) * MTU))
-        first = self.recv()
-        cut, got, bad = 1, [], []
-        while True:
-            r = self.recv()
-            if r is None:
+        # the first response instead would race the stream's end. A slow
+        # peer (Python on a debug kernel under TCG) may still get the
+        # re-ask out only after the whole stream, which then answers it as
+        # any duplicate: up to three tries, each a new pair of requests.
+        for attempt in range(1, tries + 1):
+            p = self.psn
+            self.send(OP_READ_REQ, p, self.reth(va, rkey, n * MTU))
+            self.send(OP_READ_REQ, p + k,
+                      self.reth(va + k * MTU, rkey, (n - k) * MTU))
+            first = self.recv()
+            cut, got, bad = 1, [], []
+            while True:
+                r = self.recv()
+                if r is None:
+                    break
+                if not got and r[:2] != (OP_READ_FIRST, p + k):
+                    cut += 1
+                    continue
+                got.append(r)
+                i = r[1] - p
+                if r[3] != bytes([(i * 7 + 1) & 0xff]) * MTU:
+                    bad.append(i)
+                if r[0] in (OP_READ_LAST, OP_READ_ONLY) or len(got) > n:
+                    break
+            self.drain()
+            self.psn = p + n
+            print(f"# reask-read, try {attempt}: the restart came after "
+                  f"{cut} packets of the first stream", flush=True)
+            if cut < n:
                 break
-            if not got and r[:2] != (OP_READ_FIRST, p + k):
-                cut += 1
-                continue
-            got.append(r)
-            i = r[1] - p
-            if r[3] != bytes([(i * 7 + 1) & 0xff]) * MTU:
-                bad.append(i)
-            if r[0] in (OP_READ_LAST, OP_READ_ONLY) or len(got) > n:
-                break
-        print(f"# reask-read: the restart came after {cut} packets of the "
-              f"first stream", flush=True)
         self.check(first is not None and first[:2] == (OP_READ_FIRST, p) and
                    got and cut < n, f"a {n}-packet READ asked again from "
                    f"PSN +{k} restarts at once",
@@ -305,10 +314,9 @@ class Peer:
                    "to LAST, with the region's bytes",
                    f"{len(got)} packets, bytes wrong in {bad[:8]}")
         after = int(self.cmd("counter resp_read_reasks"))
-        self.check(after - before == 1, "resp_read_reasks counts the "
-                   "restart", f"{before} -> {after}")
-        self.drain()
-        self.psn = p + n
+        self.check(after - before == (1 if cut < n else 0),
+                   "resp_read_reasks counts the restart ahead of the "
+                   "stream, and only that", f"{before} -> {after}")
 
     # Finding 7: restarts the peer asks for do not spend retry_cnt.
     def nak_forever(self, retry=3, timeout=14):
