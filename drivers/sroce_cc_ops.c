@@ -62,3 +62,19 @@ void sroce_cc_on_rtt(struct sroce_cc_sender *s,
 	if (s->algo == SROCE_CC_ALGO_TIMELY)
 		sroce_cc_timely_on_rtt(&s->timely, p, rtt_ns, now);
 }
+
+/**
+ * sroce_cc_on_loss() - the requester goes back to resend (go-back-N)
+ * @s: the QP's congestion control state
+ * @p: device parameters
+ * @now: clock, ns
+ *
+ * DCQCN reacts to CNPs only, as a ConnectX does; TIMELY halves its rate
+ * (sroce_cc_timely_on_loss()).
+ */
+void sroce_cc_on_loss(struct sroce_cc_sender *s,
+		      const struct sroce_cc_params *p, u64 now)
+{
+	if (s->algo == SROCE_CC_ALGO_TIMELY)
+		sroce_cc_timely_on_loss(&s->timely, p, now);
+}

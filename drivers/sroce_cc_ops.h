@@ -56,6 +56,8 @@ enum sroce_cc_cnp_verdict sroce_cc_on_cnp(struct sroce_cc_sender *s,
 					  u64 now);
 void sroce_cc_on_rtt(struct sroce_cc_sender *s,
 		     const struct sroce_cc_params *p, u64 rtt_ns, u64 now);
+void sroce_cc_on_loss(struct sroce_cc_sender *s,
+		      const struct sroce_cc_params *p, u64 now);
 
 /*
  * Run the RTT sampler whatever the algorithm (the requester's early

@@ -27,6 +27,13 @@
  *    increase in a row is the first to add hai_n * delta.
  *  - A gradient above 1 / beta would make the rate negative: the cut is
  *    capped at the whole rate, i.e. the rate falls to timely_min_rate.
+ *  - Loss: the paper's fabric is lossless (PFC) and has none. A dropped
+ *    packet gives no sample (Karn's rule), so a QP whose packets a full
+ *    tail-drop queue drops would hold its rate until the resend's answer
+ *    comes back. Each go-back-N restart (a sequence error NAK or a
+ *    retransmit timeout) therefore halves the rate, as Swift cuts on loss
+ *    and TCP on a lost segment, at most once per round trip (the last
+ *    sample, at least T_high) so that one burst of drops is one cut.
  *  - Fixed point: the difference EWMA in 1/2^20 ns, decrease factors in
  *    1/2^32, rates in bit/s, each step rounded down (toward -infinity for
  *    the signed EWMA), so results are within a few b/s of the real-valued
@@ -154,4 +161,33 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 	t->rate = min(max(t->rate, floor), ceiling);
 	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
 	return region;
+}
+
+/**
+ * sroce_cc_timely_on_loss() - the requester goes back to resend a loss
+ * @t: the QP's TIMELY state
+ * @p: device parameters
+ * @now: clock, ns
+ *
+ * Return: SROCE_CC_TIMELY_LOSS if the rate was halved,
+ * SROCE_CC_TIMELY_LOSS_HELD if a loss within a round trip already did.
+ */
+enum sroce_cc_timely_region
+sroce_cc_timely_on_loss(struct sroce_cc_timely *t,
+			const struct sroce_cc_params *p, u64 now)
+{
+	u64 t_high = (u64)READ_ONCE(p->timely_t_high) * NSEC_PER_USEC;
+	u64 floor = sroce_cc_timely_mbps(READ_ONCE(p->timely_min_rate));
+	u64 hold = t->have_rtt ? max(t->prev_rtt, t_high) : t_high;
+
+	if (t->lost && (s64)(now - t->loss_at) < (s64)hold)
+		return SROCE_CC_TIMELY_LOSS_HELD;
+	t->lost = true;
+	t->loss_at = now;
+	t->incr = 0;
+	/* Half, rounded up: never below the exact algorithm's rate. */
+	t->rate -= t->rate / 2;
+	t->rate = min(max(t->rate, floor), sroce_cc_timely_ceiling(t, p));
+	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
+	return SROCE_CC_TIMELY_LOSS;
 }

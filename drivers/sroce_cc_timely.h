@@ -43,17 +43,21 @@ struct sroce_cc_timely {
 	u64 line;		/* link rate, bit/s: not paced at it */
 	u64 prev_rtt;		/* the previous sample, ns (valid if have_rtt) */
 	s64 diff;		/* EWMA of RTT differences, 1/2^DIFF_SHIFT ns */
+	u64 loss_at;		/* time of the last loss cut, ns (if lost) */
 	u32 incr;		/* consecutive gradient increases (for HAI) */
 	bool have_rtt;		/* a sample was taken since init */
+	bool lost;		/* a loss cut the rate since init */
 	struct sroce_cc_pacer pace;	/* spaces packets at rate */
 };
 
-/* What the last sample did, for tests and tracing. */
+/* What the last sample or loss did, for tests and tracing. */
 enum sroce_cc_timely_region {
 	SROCE_CC_TIMELY_LOW,		/* RTT below T_low: additive increase */
 	SROCE_CC_TIMELY_HIGH,		/* RTT above T_high: cut by the excess */
 	SROCE_CC_TIMELY_GRAD_INC,	/* gradient <= 0: increase (or HAI) */
 	SROCE_CC_TIMELY_GRAD_DEC,	/* gradient > 0: cut by the gradient */
+	SROCE_CC_TIMELY_LOSS,		/* a loss: the rate halved */
+	SROCE_CC_TIMELY_LOSS_HELD,	/* a loss within a round trip of the last */
 };
 
 void sroce_cc_timely_init(struct sroce_cc_timely *t,
@@ -61,6 +65,9 @@ void sroce_cc_timely_init(struct sroce_cc_timely *t,
 enum sroce_cc_timely_region
 sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 		       const struct sroce_cc_params *p, u64 rtt_ns, u64 now);
+enum sroce_cc_timely_region
+sroce_cc_timely_on_loss(struct sroce_cc_timely *t,
+			const struct sroce_cc_params *p, u64 now);
 
 /* Current rate, bit/s. */
 static inline u64 sroce_cc_timely_rate(const struct sroce_cc_timely *t)

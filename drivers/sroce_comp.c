@@ -230,6 +230,9 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 	/* Fewer PSNs in flight after a timeout (sroce_req_win.h). */
 	if (timeout && sroce_req_win_timeout(&req->win, req->psn_high))
 		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
+	/* A loss gives no RTT sample; a delay-based rate reacts to it here. */
+	sroce_cc_on_loss(&req->cc, &to_sdev(qp->ibqp.device)->cc_params,
+			 ktime_get_ns());
 	req->nak_psn = psn;
 	req->nak_valid = !timeout;
 	req->expired = false;

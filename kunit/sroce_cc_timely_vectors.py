@@ -5,11 +5,13 @@
 The model is written from the TIMELY paper's Algorithm 1 (Mittal et al.,
 SIGCOMM 2015) with the choices Documentation/sroce-cc.rst states (first
 sample has difference 0, HAI counting, cut capped at the whole rate, rate
-clamped to [min rate, max rate or line rate]), in exact rational arithmetic: it shares
-no code and no fixed point with drivers/sroce_cc_timely.c, whose integer
+clamped to [min rate, max rate or line rate], a loss halving the rate at
+most once per round trip), in exact rational arithmetic: it shares no
+code and no fixed point with drivers/sroce_cc_timely.c, whose integer
 steps must land within a few b/s of it. Each scenario prints a C table:
-per RTT sample, the branch taken and the rate after it in kb/s, rounded
-half up as DIV_ROUND_CLOSEST_ULL() rounds.
+per RTT sample (its RTT) or loss (the time since the previous event),
+the branch taken and the rate after it in kb/s, rounded half up as
+DIV_ROUND_CLOSEST_ULL() rounds.
 
 The model also carries a bound on how far the driver can be from it. The
 driver rounds every step so that its rate is never below the model's: the
@@ -33,7 +35,8 @@ DEFAULTS = dict(timely_t_low=50, timely_t_high=1000, timely_min_rtt=50,
                 timely_hai_n=5, timely_min_rate=10, timely_max_rate=0)
 
 REGION = ['SROCE_CC_TIMELY_LOW', 'SROCE_CC_TIMELY_HIGH',
-          'SROCE_CC_TIMELY_GRAD_INC', 'SROCE_CC_TIMELY_GRAD_DEC']
+          'SROCE_CC_TIMELY_GRAD_INC', 'SROCE_CC_TIMELY_GRAD_DEC',
+          'SROCE_CC_TIMELY_LOSS', 'SROCE_CC_TIMELY_LOSS_HELD']
 
 
 class Timely:
@@ -50,6 +53,8 @@ class Timely:
         self.diff = F(0)
         self.incr = 0
         self.err = F(0)
+        self.now = 0
+        self.loss_at = None
 
     def cut(self, factor):
         factor = min(factor, 1)
@@ -60,8 +65,46 @@ class Timely:
                     self.rate * (F(1, 2**32) + ewma))
         self.rate *= 1 - factor
 
+    def clamp(self):
+        """Clamp to [min rate, ceiling]; refuse a rate the error could flip."""
+        p = self.p
+        floor = F(p['timely_min_rate'] * 10**6)
+        ceiling = self.line
+        if p['timely_max_rate']:
+            ceiling = min(ceiling, F(p['timely_max_rate'] * 10**6))
+        if self.rate < floor:
+            if floor - self.rate <= self.err:
+                raise ValueError('rate within the error bound of the floor')
+            self.rate = floor
+            self.err = F(0)
+        elif self.rate >= ceiling:
+            self.rate = ceiling
+            self.err = F(0)
+        elif ceiling - self.rate <= self.err:
+            raise ValueError('rate within the error bound of the ceiling')
+
+    def loss(self, dt):
+        """A go-back-N restart dt ns after the previous event.
+
+        Halves the rate unless a loss halved it less than a round trip ago
+        (the last sample, at least T_high). The driver halves rounding up,
+        by less than 1 b/s.
+        """
+        self.now += dt
+        t_high = self.p['timely_t_high'] * 1000
+        hold = t_high if self.prev is None else max(self.prev, t_high)
+        if self.loss_at is not None and self.now - self.loss_at < hold:
+            return 5
+        self.loss_at = self.now
+        self.incr = 0
+        self.rate /= 2
+        self.err = self.err / 2 + 1
+        self.clamp()
+        return 4
+
     def sample(self, rtt):
         p = self.p
+        self.now += rtt
         rtt = F(min(rtt, RTT_MAX_NS))
         alpha = F(p['timely_alpha'], 1024)
         beta = F(p['timely_beta'], 1024)
@@ -90,20 +133,7 @@ class Timely:
             grad = self.diff / (p['timely_min_rtt'] * 1000)
             self.cut(beta * grad)
             self.incr = 0
-        floor = F(p['timely_min_rate'] * 10**6)
-        ceiling = self.line
-        if p['timely_max_rate']:
-            ceiling = min(ceiling, F(p['timely_max_rate'] * 10**6))
-        if self.rate < floor:
-            if floor - self.rate <= self.err:
-                raise ValueError('rate within the error bound of the floor')
-            self.rate = floor
-            self.err = F(0)
-        elif self.rate >= ceiling:
-            self.rate = ceiling
-            self.err = F(0)
-        elif ceiling - self.rate <= self.err:
-            raise ValueError('rate within the error bound of the ceiling')
+        self.clamp()
         return region
 
 
@@ -142,6 +172,13 @@ SCENARIOS = {
     # there, a cut starts from it.
     'timely_ceiling': (10000, dict(timely_max_rate=200), [
         us(40), us(40), us(1500), us(1500), us(40), us(40)]),
+    # Losses: the first halves the rate at once, before any sample; one
+    # within T_high is held; after samples, the hold is the last RTT
+    # (3 ms here, above T_high); samples go on from the halved rate.
+    'timely_loss': (1000, {}, [
+        ('loss', us(10)), ('loss', us(500)), ('loss', us(600)),
+        us(40), us(3000), ('loss', us(100)), ('loss', us(2000)),
+        ('loss', us(1000)), us(40), us(40)]),
 }
 
 
@@ -153,9 +190,15 @@ def main():
         ch = ''.join(',\n * %s=%d' % kv for kv in sorted(changes.items()))
         print('\n/*\n * line %d Mb/s%s\n */' % (line, ch))
         print('static const struct sroce_cc_timely_test_step %s[] = {' % name)
-        for rtt in rtts:
-            region = m.sample(rtt)
-            print('\t{ %d, %s, %d },' % (rtt, REGION[region], kbps(m.rate, m.err)))
+        for ev in rtts:
+            if isinstance(ev, tuple):
+                dt, loss = ev[1], 'true'
+                region = m.loss(dt)
+            else:
+                dt, loss = ev, 'false'
+                region = m.sample(ev)
+            print('\t{ %d, %s, %s, %d },' % (dt, loss, REGION[region],
+                                            kbps(m.rate, m.err)))
         print('};')
     return 0
 
