@@ -74,7 +74,7 @@ static inline enum sroce_cc_algo sroce_cc_algo(const struct sroce_cc_sender *s)
 	return s->algo;
 }
 
-/* The QP's current rate, bit/s (its line rate until the algorithm acts). */
+/* The QP's current rate, bit/s (until the algorithm acts, its start rate). */
 static inline u64 sroce_cc_rate_bps(const struct sroce_cc_sender *s)
 {
 	switch (s->algo) {

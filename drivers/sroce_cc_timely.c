@@ -30,8 +30,9 @@
  *  - Loss: the paper's fabric is lossless (PFC) and has none. A dropped
  *    packet gives no sample (Karn's rule), so a QP whose packets a full
  *    tail-drop queue drops would hold its rate until the resend's answer
- *    comes back. Each go-back-N restart (a sequence error NAK or a
- *    retransmit timeout) therefore halves the rate, as Swift cuts on loss
+ *    comes back. Each go-back-N restart (a sequence error NAK, a gap in
+ *    READ responses, an ACK passing a READ, a retransmit timeout)
+ *    therefore halves the rate, as Swift cuts on loss
  *    and TCP on a lost segment, at most once per round trip (the last
  *    sample, at least T_high) so that one burst of drops is one cut.
  *  - Fixed point: the difference EWMA in 1/2^20 ns, decrease factors in
@@ -81,6 +82,16 @@ void sroce_cc_timely_init(struct sroce_cc_timely *t,
 		sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, 0);
 }
 
+/* Clamp the rate to [timely_min_rate, ceiling] and pace at it from @now. */
+static void sroce_cc_timely_set_rate(struct sroce_cc_timely *t,
+				     const struct sroce_cc_params *p, u64 now)
+{
+	u64 floor = sroce_cc_timely_mbps(READ_ONCE(p->timely_min_rate));
+
+	t->rate = min(max(t->rate, floor), sroce_cc_timely_ceiling(t, p));
+	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
+}
+
 /* rate * (1 - factor / 2^32), factor at most 2^32. */
 static u64 sroce_cc_timely_cut(u64 rate, u64 factor)
 {
@@ -107,8 +118,6 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 	u64 t_high = (u64)READ_ONCE(p->timely_t_high) * NSEC_PER_USEC;
 	u64 min_rtt = (u64)READ_ONCE(p->timely_min_rtt) * NSEC_PER_USEC;
 	u64 delta = sroce_cc_timely_mbps(READ_ONCE(p->timely_ai_rate));
-	u64 floor = sroce_cc_timely_mbps(READ_ONCE(p->timely_min_rate));
-	u64 ceiling = sroce_cc_timely_ceiling(t, p);
 	u32 alpha = READ_ONCE(p->timely_alpha);
 	u32 beta = READ_ONCE(p->timely_beta);
 	u32 hai_n = READ_ONCE(p->timely_hai_n);
@@ -158,8 +167,7 @@ sroce_cc_timely_on_rtt(struct sroce_cc_timely *t,
 		t->rate = sroce_cc_timely_cut(t->rate, f);
 		t->incr = 0;
 	}
-	t->rate = min(max(t->rate, floor), ceiling);
-	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
+	sroce_cc_timely_set_rate(t, p, now);
 	return region;
 }
 
@@ -177,7 +185,6 @@ sroce_cc_timely_on_loss(struct sroce_cc_timely *t,
 			const struct sroce_cc_params *p, u64 now)
 {
 	u64 t_high = (u64)READ_ONCE(p->timely_t_high) * NSEC_PER_USEC;
-	u64 floor = sroce_cc_timely_mbps(READ_ONCE(p->timely_min_rate));
 	u64 hold = t->have_rtt ? max(t->prev_rtt, t_high) : t_high;
 
 	if (t->lost && (s64)(now - t->loss_at) < (s64)hold)
@@ -187,7 +194,6 @@ sroce_cc_timely_on_loss(struct sroce_cc_timely *t,
 	t->incr = 0;
 	/* Half, rounded up: never below the exact algorithm's rate. */
 	t->rate -= t->rate / 2;
-	t->rate = min(max(t->rate, floor), sroce_cc_timely_ceiling(t, p));
-	sroce_cc_pacer_set_rate(&t->pace, t->rate, t->line, now);
+	sroce_cc_timely_set_rate(t, p, now);
 	return SROCE_CC_TIMELY_LOSS;
 }

@@ -2,9 +2,10 @@
 /*
  * A QP's engine state for `rdma res show qp -dd` (the restrack netlink
  * dump's driver attributes): the requester's PSNs, window and waits, its
- * congestion control rate, the responder's expected PSN. A QP that stopped sending can then be told
- * from a process that stopped posting without a debugger: it shows which
- * PSN it waits for and which timer, if any, would move it.
+ * congestion control rate, the responder's expected PSN. A QP that
+ * stopped sending can then be told from a process that stopped posting
+ * without a debugger: it shows which PSN it waits for and which timer, if
+ * any, would move it.
  *
  * Numbers only, no addresses: the dump is open to every user.
  */
