@@ -61,6 +61,28 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 
 static_assert(ARRAY_SIZE(sroce_counter_descs) == SROCE_NUM_COUNTERS);
 
+int sroce_counters_init(struct sroce_counters *c)
+{
+	c->pcpu = alloc_percpu(struct sroce_counter_set);
+	return c->pcpu ? 0 : -ENOMEM;
+}
+
+void sroce_counters_destroy(struct sroce_counters *c)
+{
+	free_percpu(c->pcpu);
+	c->pcpu = NULL;
+}
+
+u64 sroce_counter_read(struct sroce_counters *c, enum sroce_counter idx)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(c->pcpu, cpu)->val[idx]);
+	return sum;
+}
+
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)
 {

@@ -7,7 +7,8 @@
 #ifndef _SROCE_COUNTERS_H
 #define _SROCE_COUNTERS_H
 
-#include <linux/atomic.h>
+#include <linux/percpu.h>
+#include <linux/types.h>
 
 struct ib_device;
 struct rdma_hw_stats;
@@ -57,27 +58,36 @@ enum sroce_counter {
 	SROCE_NUM_COUNTERS
 };
 
+/*
+ * One set per CPU: the packet paths count with this_cpu_inc(), which is
+ * one instruction on x86-64 and safe against interrupts everywhere, and
+ * never share a cache line between CPUs. Readers sum the sets; a sum read
+ * while packets are counted is a moment's view, not a snapshot (on 32-bit
+ * kernels a CPU's u64 may be read half-updated).
+ */
+struct sroce_counter_set {
+	u64 val[SROCE_NUM_COUNTERS];
+};
+
 struct sroce_counters {
-	atomic64_t val[SROCE_NUM_COUNTERS];
+	struct sroce_counter_set __percpu *pcpu;
 };
 
 static inline void sroce_counter_inc(struct sroce_counters *c,
 				     enum sroce_counter idx)
 {
-	atomic64_inc(&c->val[idx]);
+	this_cpu_inc(c->pcpu->val[idx]);
 }
 
 static inline void sroce_counter_add(struct sroce_counters *c,
 				     enum sroce_counter idx, u64 n)
 {
-	atomic64_add(n, &c->val[idx]);
+	this_cpu_add(c->pcpu->val[idx], n);
 }
 
-static inline u64 sroce_counter_read(struct sroce_counters *c,
-				     enum sroce_counter idx)
-{
-	return atomic64_read(&c->val[idx]);
-}
+u64 sroce_counter_read(struct sroce_counters *c, enum sroce_counter idx);
+int sroce_counters_init(struct sroce_counters *c);
+void sroce_counters_destroy(struct sroce_counters *c);
 
 struct rdma_hw_stats *sroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);

@@ -179,6 +179,7 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 	WARN_ON(!xa_empty(&sdev->ahs));
 	xa_destroy(&sdev->ahs);
 	sroce_mcast_table_destroy(&sdev->mcast);
+	sroce_counters_destroy(&sdev->counters);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -408,6 +409,9 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 	sdev->active_mtu = sroce_mtu_from_netdev(READ_ONCE(ndev->mtu));
 	sroce_init_attr(sdev);
 	sroce_cc_params_init_defaults(&sdev->cc_params);
+	err = sroce_counters_init(&sdev->counters);
+	if (err)
+		goto err_dealloc;
 
 	strscpy(sdev->ibdev.node_desc, SROCE_NODE_DESC,
 		sizeof(sdev->ibdev.node_desc));

@@ -22,6 +22,7 @@ static void results(struct kunit *test)
 						   GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, cnt);
+	KUNIT_ASSERT_EQ(test, sroce_counters_init(cnt), 0);
 	/* Queued, or dropped by a congestion qdisc: sent as far as we know. */
 	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, NET_XMIT_SUCCESS), 0);
 	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, NET_XMIT_CN), 0);
@@ -35,6 +36,7 @@ static void results(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, -EHOSTUNREACH),
 			-EHOSTUNREACH);
 	KUNIT_EXPECT_EQ(test, refused(cnt), 3ULL);
+	sroce_counters_destroy(cnt);
 }
 
 static void backoff_is_bounded(struct kunit *test)
