@@ -55,6 +55,9 @@ enum sroce_counter {
 	SROCE_CNT_XMIT_BACKOFFS,	/* stack pushed back: wait, send again */
 	SROCE_CNT_EARLY_SPURIOUS,	/* early re-asks a READ stream overtook */
 	SROCE_CNT_RESP_READ_REASKS,	/* READ streams restarted ahead of queue */
+	/* RoCEv2 UDP payload octets, BTH to ICRC: the PMA's data counters. */
+	SROCE_CNT_SENT_BYTES,
+	SROCE_CNT_RCVD_BYTES,		/* of the packets rcvd_pkts counts */
 	SROCE_NUM_COUNTERS
 };
 

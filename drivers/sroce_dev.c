@@ -35,6 +35,7 @@
 #include "sroce_mw.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
+#include "sroce_pma.h"
 #include "sroce_qp.h"
 #include "sroce_qp_res.h"
 #include "sroce_srq.h"
@@ -225,6 +226,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.post_recv = sroce_post_recv,
 	.post_send = sroce_post_send,
 	.post_srq_recv = sroce_post_srq_recv,
+	.process_mad = sroce_process_mad,
 	.query_device = sroce_query_device,
 	.query_pkey = sroce_query_pkey,
 	.query_port = sroce_query_port,

@@ -245,6 +245,8 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 	sroce_counter_inc(cnt, SROCE_CNT_RCVD_PKTS);
+	sroce_counter_add(cnt, SROCE_CNT_RCVD_BYTES,
+			  skb->len - sizeof(struct udphdr));
 
 	if (!sroce_recv_pkey_ok(&pkt))
 		goto malformed;

@@ -402,6 +402,9 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
+	sroce_counter_add(&sdev->counters, SROCE_CNT_SENT_BYTES,
+			  skb->len - skb_transport_offset(skb) -
+			  sizeof(struct udphdr));
 	if (skb_is_gso(skb)) {
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_SENT_TRAINS);
 		sroce_counter_add(&sdev->counters, SROCE_CNT_SENT_PKTS,

@@ -82,6 +82,69 @@ barrier devices-up
 ping_peer "before carrier and MTU changes"
 barrier pinged
 
+# --- port counters ------------------------------------------------------------
+# sroce answers the Performance Management class's PortCounters MADs
+# (drivers/sroce_pma.c), which the RDMA core shows under ports/1/counters.
+# Guest 0 captures the RoCEv2 packets of an ibv_rc_pingpong run and checks
+# that the counters moved by what the capture saw: packets, and data in
+# 4-octet words of UDP payload (BTH to ICRC).
+pma=/sys/class/infiniband/$dev/ports/1/counters
+
+# pma_read: port_xmit_packets port_rcv_packets port_xmit_data port_rcv_data.
+pma_read() {
+	local c
+	for c in port_xmit_packets port_rcv_packets port_xmit_data port_rcv_data; do
+		printf '%s ' "$(cat "$pma/$c")"
+	done
+}
+
+# capture_sums PCAP: packets and payload bytes sent and received by this
+# guest in PCAP, as pma_read orders them (bytes, not yet words).
+capture_sums() {
+	tcpdump -r "$1" -nn -q 2>/dev/null |
+		awk -v me="$GUEST_IP4" '
+			$2 == "IP" { split($3, a, "."); src = a[1] "." a[2] "." a[3] "." a[4]
+				if (src == me) { xp++; xb += $NF } else { rp++; rb += $NF } }
+			END { printf "%d %d %d %d\n", xp, rp, xb, rb }'
+}
+
+# pma_moved BEFORE AFTER SUMS: the counters moved by the capture's sums.
+pma_moved() {
+	local -a b a s
+	read -r -a b <<<"$1"
+	read -r -a a <<<"$2"
+	read -r -a s <<<"$3"
+	echo "# counters before: $1, after: $2; capture: $3"
+	[ $((a[0] - b[0])) -eq "${s[0]}" ] && [ $((a[1] - b[1])) -eq "${s[1]}" ] &&
+		[ $((4 * (a[2] - b[2]))) -eq "${s[2]}" ] &&
+		[ $((4 * (a[3] - b[3]))) -eq "${s[3]}" ] && [ "${s[0]}" -gt 0 ]
+}
+
+if [ "$type" = sroce ]; then
+	types=(sroce sroce)
+	TOOL_TIMEOUT=60
+	check "$dev has PMA port counters" test -r "$pma/port_xmit_data"
+	gid=$(roce_gid_index "$dev" "$GUEST_IP4") || bail "no RoCE v2 GID for $GUEST_IP4"
+	if [ "$GUEST_ID" = 0 ]; then
+		tcpdump -i eth0 -nn -U -w /job/pma.pcap udp port 4791 2>/job/pma-tcpdump.log &
+		tcpdump_pid=$!
+		sleep 1
+		before=$(pma_read)
+	fi
+	tool_pair 0 /job/pma-pingpong "ibv_rc_pingpong -s 4096 -n 50 -c" \
+		ibv_rc_pingpong -d "$dev" -g "$gid" -p 18500 -s 4096 -n 50 -c
+	if [ "$GUEST_ID" = 0 ]; then
+		sleep 1
+		after=$(pma_read)
+		kill -INT "$tcpdump_pid"
+		wait "$tcpdump_pid"
+		check "tcpdump dropped no packet" grep -qx "0 packets dropped by kernel" /job/pma-tcpdump.log
+		check "PMA counters moved by the packets and payload captured" \
+			pma_moved "$before" "$after" "$(capture_sums /job/pma.pcap)"
+	fi
+	barrier counted
+fi
+
 # --- carrier and MTU ----------------------------------------------------------
 ip link set eth0 down
 check "port 1 DOWN after eth0 down" wait_port_state "$dev" DOWN
