@@ -8,13 +8,15 @@
 # python3 and python3-matplotlib).
 #
 #   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
+#                    [base=KO]
 # quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
 # state); trains: sroce with send trains off too (sroce-notrain); window:
 # sroce with a fixed send window too (sroce-fixedwin); rto: sroce with
 # its early retransmit too (sroce-rtt); loss=P: netem drops P percent of
-# each guest's packets (TCP's too).
+# each guest's packets (TCP's too); base=KO: another build of sroce.ko
+# (the one before a change) runs too, as sroce-base, to measure a change.
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail
@@ -26,8 +28,21 @@ out=$SROCE_TOP/out/bench
 rm -rf "$out"
 mkdir -p "$out"
 make -C "$SROCE_TOP" >&2 || die "build failed"
-"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 10800 -o "$out/run" -f "$SROCE_TOP/sroce.ko" \
-	"$SROCE_TOP/scripts/tests/bench.sh" "$@"
+# base=KO: another build of the module, run as sroce-base beside this one.
+files=(-f "$SROCE_TOP/sroce.ko") args=()
+for arg in "$@"; do
+	case $arg in
+	base=*)
+		[ -f "${arg#base=}" ] || die "no module ${arg#base=}"
+		cp "${arg#base=}" "$out/sroce-base.ko"
+		files+=(-f "$out/sroce-base.ko")
+		args+=(base)
+		;;
+	*) args+=("$arg") ;;
+	esac
+done
+"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 10800 -o "$out/run" "${files[@]}" \
+	"$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}"
 rc=$?
 /usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \
 	"$out/run/guest1/bench.csv" "$out" || rc=1

@@ -12,6 +12,7 @@
 # what the run moved).
 #
 #   bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
+#            [base]
 #
 # quick: 64 KiB only; ROUNDS: default 1. Each bandwidth point runs for
 # about S seconds (default 20), so that it shows the steady state, not
@@ -20,7 +21,8 @@
 # window: sroce also runs with a fixed send window (tx_adaptive_window 0),
 # as sroce-fixedwin. rto: sroce also runs with its early retransmit
 # (tx_rtt_retransmit 1, off by default), as sroce-rtt. loss=P: netem drops P percent of
-# the packets each guest sends, TCP's included, for the whole job.
+# the packets each guest sends, TCP's included, for the whole job. base:
+# /job/sroce-base.ko (scripts/bench.sh base=KO) runs too, as sroce-base.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
@@ -34,6 +36,7 @@ for arg in "$@"; do
 	trains) variants+=(sroce-notrain) ;;
 	window) variants+=(sroce-fixedwin) ;;
 	rto) variants+=(sroce-rtt) ;;
+	base) variants+=(sroce-base) ;;
 	loss=[0-9]*) loss=${arg#loss=} ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
@@ -157,7 +160,9 @@ for round in $(seq "$rounds"); do
 	for impl in "${impls[@]}"; do
 		type=${impl%%-*}
 		dev=${type}0
-		check "load $type" load_link_module "$type" || continue
+		SROCE_KO=/job/sroce.ko
+		[ "$impl" = sroce-base ] && SROCE_KO=/job/sroce-base.ko
+		check "load $impl" load_link_module "$type" || continue
 		check "add $dev" rdma link add "$dev" type "$type" netdev eth0
 		wait_port_active "$dev"
 		value=0

@@ -101,12 +101,14 @@ barrier() {
 
 # load_sroce: the module under test (vm-run.sh -f .../sroce.ko) and the
 # modules it needs; nothing autoloads them in the guest. With
-# SROCE_FROM=dkms, the module installed for this kernel (dkms.sh).
+# SROCE_FROM=dkms, the module installed for this kernel (dkms.sh); with
+# SROCE_KO=PATH, that file instead of /job/sroce.ko.
 load_sroce() {
 	[ "${SROCE_FROM:-}" != dkms ] || { modprobe sroce; return; }
-	[ -f /job/sroce.ko ] || { echo "no /job/sroce.ko: pass -f .../sroce.ko to vm-run.sh"; return 1; }
+	local ko=${SROCE_KO:-/job/sroce.ko}
+	[ -f "$ko" ] || { echo "no $ko: pass -f .../sroce.ko to vm-run.sh"; return 1; }
 	modprobe -a ib_core ib_uverbs udp_tunnel ip6_udp_tunnel &&
-		insmod /job/sroce.ko
+		insmod "$ko"
 }
 
 # load_link_module TYPE: the module behind `rdma link add ... type TYPE`,
