@@ -90,15 +90,21 @@ static void pma_class_port_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get_unaligned_be32(attr(out) + 4), 18U);
 }
 
-static void pma_port_counters(struct kunit *test)
+/* Get(@attr_id) for port 1, answered with status 0: its attribute. */
+static const u8 *get_port_attr(struct kunit *test, __be16 attr_id)
 {
 	const struct ib_mad *out =
-		reply(test, pma_req(test, IB_MGMT_METHOD_GET,
-				    IB_PMA_PORT_COUNTERS, 1),
+		reply(test, pma_req(test, IB_MGMT_METHOD_GET, attr_id, 1),
 		      IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
-	const u8 *a = attr(out);
 
 	expect_head(test, out, 0);
+	return attr(out);
+}
+
+static void pma_port_counters(struct kunit *test)
+{
+	const u8 *a = get_port_attr(test, IB_PMA_PORT_COUNTERS);
+
 	KUNIT_EXPECT_EQ(test, a[1], 1);			/* PortSelect */
 	KUNIT_EXPECT_EQ(test, get_unaligned_be16(a + 2), 0xffff);
 	/* The narrow counters stop at their largest value. */
@@ -117,13 +123,8 @@ static void pma_port_counters(struct kunit *test)
 
 static void pma_port_counters_ext(struct kunit *test)
 {
-	const struct ib_mad *out =
-		reply(test, pma_req(test, IB_MGMT_METHOD_GET,
-				    IB_PMA_PORT_COUNTERS_EXT, 1),
-		      IB_MAD_RESULT_SUCCESS | IB_MAD_RESULT_REPLY);
-	const u8 *a = attr(out);
+	const u8 *a = get_port_attr(test, IB_PMA_PORT_COUNTERS_EXT);
 
-	expect_head(test, out, 0);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(a + 64 / 8), 1000ULL);
 	KUNIT_EXPECT_EQ(test, get_unaligned_be64(a + 128 / 8),
 			(1ULL << 38) + 2);
