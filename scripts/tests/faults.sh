@@ -28,13 +28,17 @@
 # early_retransmits together do; across the link flap both kinds must
 # come, the early ones first (the QPs' timeout is far longer than the
 # round trips measured before the flap).
-#   linkdown   guest 0 takes eth0 down for 2 s, 1 s after the client's
-#              first operation completed
+#   linkdown   guest 0 takes eth0 down for 4 s, 1 s after the client's
+#              first operation completed. 4 s: the whole timeout comes
+#              1.07 s after the last answer, and a timer that fires late
+#              (a vCPU not run) is extended once by its lateness, up to
+#              another 1.07 s; a 2 s flap could end before it (a CI run
+#              of 2026-12-05: 12 early retransmits, no timeout)
 #
 # Every run must verify all its data (SEND, WRITE, WRITE with immediate,
 # READ, fetch-and-add, compare-and-swap) and end without an error
 # completion. The QPs' local ACK timeout is 4.096 us * 2^18 = 1.07 s for
-# linkdown (retry_cnt 7: 8 attempts span 8.6 s, more than the 2 s without
+# linkdown (retry_cnt 7: 8 attempts span 8.6 s, more than the 4 s without
 # link) and 2^17 = 0.54 s otherwise. quick (make check) keeps the runs
 # small; long (make faults) adds 32 QPs at up to 1 MiB and 16 MiB
 # messages. Each run is one check, each counter check another.
@@ -128,7 +132,7 @@ counter() {
 	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
 }
 
-# flap: eth0 down for 2 s, 1 s after the client's first operation
+# flap: eth0 down for 4 s, 1 s after the client's first operation
 # completed (/shared/flowing-PORT): under TCG, setting up the QPs may take
 # longer than any fixed delay, and a flap before the traffic tests nothing.
 flap() {
@@ -138,7 +142,7 @@ flap() {
 	done
 	sleep 1
 	ip link set dev eth0 down
-	sleep 2
+	sleep 4
 	ip link set dev eth0 up
 }
 
