@@ -28,28 +28,18 @@
 /* IBTA 13.4.8.1: 4.096 us * 2^18, about a second, as the hardware drivers say. */
 #define SROCE_PMA_RESP_TIME	18
 
-static u64 sroce_pma_sat(u64 v, u64 max)
-{
-	return min(v, max);
-}
-
 static void sroce_pma_port_counters(const struct sroce_pma_counts *c,
 				    struct ib_pma_portcounters *pc)
 {
 	/* The PortCounters counters stop at their largest value (16.1.3.5). */
-	pc->link_downed_counter = sroce_pma_sat(c->link_downed, U8_MAX);
-	pc->port_rcv_errors = cpu_to_be16(sroce_pma_sat(c->rcv_errors,
-							U16_MAX));
-	pc->port_xmit_discards = cpu_to_be16(sroce_pma_sat(c->xmit_discards,
-							   U16_MAX));
-	pc->port_xmit_data = cpu_to_be32(sroce_pma_sat(c->xmit_bytes / 4,
-						       U32_MAX));
-	pc->port_rcv_data = cpu_to_be32(sroce_pma_sat(c->rcv_bytes / 4,
-						      U32_MAX));
-	pc->port_xmit_packets = cpu_to_be32(sroce_pma_sat(c->xmit_pkts,
-							  U32_MAX));
-	pc->port_rcv_packets = cpu_to_be32(sroce_pma_sat(c->rcv_pkts,
-							 U32_MAX));
+	pc->link_downed_counter = min_t(u64, c->link_downed, U8_MAX);
+	pc->port_rcv_errors = cpu_to_be16(min_t(u64, c->rcv_errors, U16_MAX));
+	pc->port_xmit_discards = cpu_to_be16(min_t(u64, c->xmit_discards,
+						   U16_MAX));
+	pc->port_xmit_data = cpu_to_be32(min_t(u64, c->xmit_bytes / 4, U32_MAX));
+	pc->port_rcv_data = cpu_to_be32(min_t(u64, c->rcv_bytes / 4, U32_MAX));
+	pc->port_xmit_packets = cpu_to_be32(min_t(u64, c->xmit_pkts, U32_MAX));
+	pc->port_rcv_packets = cpu_to_be32(min_t(u64, c->rcv_pkts, U32_MAX));
 }
 
 static void sroce_pma_port_counters_ext(const struct sroce_pma_counts *c,
