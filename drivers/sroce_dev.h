@@ -21,8 +21,9 @@ struct sroce_dev {
 
 	/*
 	 * The netdev the port is bound to. ib_device_set_netdev() holds a
-	 * reference until the device is unregistered, and nothing uses it
-	 * after that.
+	 * reference until the device is unregistered; after that only a
+	 * packet that arrived on it (alive for the packet's RCU read
+	 * section) uses it, until sroce_net_unbind().
 	 */
 	struct net_device *ndev;
 	/*
@@ -31,7 +32,7 @@ struct sroce_dev {
 	 * namespaces. Both under sroce_net.c's sroce_net_lock.
 	 */
 	struct net *sock_net;
-	struct list_head sock_node;
+	struct hlist_node sock_node;
 
 	/* Filled before registration, constant afterwards. */
 	struct ib_device_attr attr;

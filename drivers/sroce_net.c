@@ -30,36 +30,61 @@
 #include "sroce_recv.h"
 
 /*
- * sroce_net_lock serialises every change of a namespace's users count and
- * sockets, of sroce_dev.sock_net and of sroce_net_bound (the devices with
- * a sock_net, on their sock_node); it is taken under RTNL (the netdev
- * notifier) and never held while taking RTNL.
+ * sroce_net_lock serialises every change of a namespace's users count,
+ * sockets and devs list, and of sroce_dev.sock_net; it is taken under RTNL
+ * (the netdev notifier) and never held while taking RTNL.
  */
 static DEFINE_MUTEX(sroce_net_lock);
-static LIST_HEAD(sroce_net_bound);
 
 struct sroce_net {
 	unsigned int users;	/* bound devices; init_net: + 1 for the module */
 	struct socket *sock4;
 	struct socket *sock6;	/* NULL without IPv6 */
+	/*
+	 * The devices bound here, on their sock_node: changed under
+	 * sroce_net_lock, read under RCU by the receive path. A device is
+	 * added once registered and removed, followed by synchronize_net(),
+	 * before its netdev leaves or the device is freed, so a packet that
+	 * found it may use it until its RCU read section ends.
+	 */
+	struct hlist_head devs;
 };
 
 static unsigned int sroce_net_id __read_mostly;
+
+/*
+ * The device bound to @ndev, from the list of @ndev's namespace (a bound
+ * device's sock_net is its netdev's). A namespace holds a device or a
+ * few, so a walk costs less than the two atomics of a device reference
+ * per packet would.
+ */
+static struct sroce_dev *sroce_net_find_rcu(struct net_device *ndev)
+{
+	struct sroce_net *sn = net_generic(dev_net(ndev), sroce_net_id);
+	struct sroce_dev *sdev;
+
+	hlist_for_each_entry_rcu(sdev, &sn->devs, sock_node)
+		if (sdev->ndev == ndev)
+			return sdev;
+	return NULL;
+}
 
 static int sroce_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct net_device *ndev = skb->dev;
 	struct sroce_dev *sdev;
 
-	sdev = sroce_dev_get_by_netdev(ndev);
+	/* The IP layer delivers under RCU already; say so here. */
+	rcu_read_lock();
+	sdev = sroce_net_find_rcu(ndev);
+	/* A VLAN's packets belong to the device of its real netdev. */
 	if (!sdev && is_vlan_dev(ndev))
-		sdev = sroce_dev_get_by_netdev(vlan_dev_real_dev(ndev));
-	if (!sdev) {
+		sdev = sroce_net_find_rcu(vlan_dev_real_dev(ndev));
+	if (sdev)
+		sroce_recv(sdev, skb);
+	else
 		kfree_skb(skb);
-		return 0;
-	}
-	sroce_recv(sdev, skb);
-	sroce_dev_put(sdev);
+	rcu_read_unlock();
 	return 0;
 }
 
@@ -163,8 +188,10 @@ int sroce_net_bind(struct sroce_dev *sdev)
 	if (!sdev->sock_net) {
 		err = sroce_net_get(net);
 		if (!err) {
+			struct sroce_net *sn = net_generic(net, sroce_net_id);
+
 			sdev->sock_net = net;
-			list_add(&sdev->sock_node, &sroce_net_bound);
+			hlist_add_head_rcu(&sdev->sock_node, &sn->devs);
 		}
 	}
 	mutex_unlock(&sroce_net_lock);
@@ -176,9 +203,11 @@ int sroce_net_bind(struct sroce_dev *sdev)
 static void __sroce_net_unbind(struct sroce_dev *sdev)
 {
 	lockdep_assert_held(&sroce_net_lock);
+	hlist_del_init_rcu(&sdev->sock_node);
 	sroce_net_put(sdev->sock_net);
 	sdev->sock_net = NULL;
-	list_del(&sdev->sock_node);
+	/* No packet still runs on the device once this returns. */
+	synchronize_net();
 }
 
 /**
@@ -201,12 +230,12 @@ void sroce_net_unbind(struct sroce_dev *sdev)
 static void __net_exit sroce_net_ns_exit(struct net *net)
 {
 	struct sroce_net *sn = net_generic(net, sroce_net_id);
-	struct sroce_dev *sdev, *next;
+	struct hlist_node *next;
+	struct sroce_dev *sdev;
 
 	mutex_lock(&sroce_net_lock);
-	list_for_each_entry_safe(sdev, next, &sroce_net_bound, sock_node)
-		if (sdev->sock_net == net)
-			__sroce_net_unbind(sdev);
+	hlist_for_each_entry_safe(sdev, next, &sn->devs, sock_node)
+		__sroce_net_unbind(sdev);
 	/* Only init_net, at unload, still has a user here (the module). */
 	if (sn->users) {
 		WARN_ON_ONCE(!net_eq(net, &init_net));
