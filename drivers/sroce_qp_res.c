@@ -18,7 +18,7 @@
 struct sroce_qp_res {
 	u32 psn, psn_high, una, cwnd, ssthresh, retry_left, rd_atomic;
 	u32 sq_index, cur, cur_pkt, sent_end, head, sq_head;
-	u32 timeout_ms, srtt_us, rto_backoff;
+	u32 timeout_ms, rto_ms, srtt_us, rto_backoff;
 	u32 cc_rate_kbps;
 	u32 waits;
 	u32 resp_psn, resp_msn;
@@ -58,6 +58,8 @@ static void sroce_qp_res_snap(struct sroce_qp *qp, struct sroce_qp_res *r)
 	r->head = req->head;
 	r->sq_head = qp->sq.head;
 	r->timeout_ms = jiffies_to_msecs(req->timeout);
+	r->rto_ms = jiffies_to_msecs(sroce_req_rto_timeout(&req->rto, TICK_NSEC,
+							   req->timeout));
 	r->srtt_us = div_u64(req->rto.srtt, NSEC_PER_USEC);
 	r->rto_backoff = req->rto.backoff;
 	r->cc_rate_kbps = min_t(u64, div_u64(sroce_cc_rate_bps(&req->cc), 1000),
@@ -100,6 +102,7 @@ static const struct {
 	SROCE_QP_RES_FIELD("fetched", head),
 	SROCE_QP_RES_FIELD("sq-head", sq_head),
 	SROCE_QP_RES_FIELD("timeout-ms", timeout_ms),
+	SROCE_QP_RES_FIELD("rto-ms", rto_ms),
 	SROCE_QP_RES_FIELD("srtt-us", srtt_us),
 	SROCE_QP_RES_FIELD("rto-backoff", rto_backoff),
 	SROCE_QP_RES_FIELD("cc-rate-kbps", cc_rate_kbps),

@@ -202,8 +202,8 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_req_rto_init(&req->rto, qp->ibqp.qp_type == IB_QPT_RC &&
 			   READ_ONCE(sdev->cc_params.tx_rtt_retransmit));
 	sroce_cc_sender_init(&req->cc, &sdev->cc_params, line_mbps);
-	/* The early retransmit needs round trips, whatever the algorithm. */
-	if (req->rto.enabled)
+	/* The retransmit timeouts need round trips, whatever the algorithm. */
+	if (qp->ibqp.qp_type == IB_QPT_RC)
 		sroce_cc_sample_rtt(&req->cc);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
@@ -282,7 +282,10 @@ void sroce_req_arm_retry(struct sroce_qp *qp)
 	struct sroce_req *req = &qp->req;
 
 	/* A restart is a new send: the early wait runs from now too. */
-	req->deadline = jiffies + req->timeout;
+	req->deadline = jiffies +
+			min_t(unsigned long, MAX_JIFFY_OFFSET,
+			      sroce_req_rto_timeout(&req->rto, TICK_NSEC,
+						    req->timeout));
 	req->ask_at = jiffies;
 	req->grace = false;
 	sroce_req_set_retry_timer(qp);

@@ -16,7 +16,17 @@
  * without progress doubles the next wait, and once the wait reaches the
  * QP's timeout only the timeout is left. A peer that is merely slow thus
  * costs one probe packet per backoff step, and a dead one still meets
- * retry_cnt timeouts of the length the application chose.
+ * retry_cnt timeouts of the length the application chose (or of the
+ * measured round trip, below).
+ *
+ * The estimate also stretches the whole timeout (sroce_req_rto_timeout())
+ * toward a peer measured slower than the attribute allows: the attribute
+ * is the least time a QP waits for an answer ("the minimum timeout that a
+ * QP waits for ACK/NACK", as ibv_modify_qp's documentation puts it), and a
+ * peer that answers every window, only later than that (a debug kernel, a
+ * vCPU shared with the application), would otherwise spend a retry per
+ * window until retry_cnt ran out. Samples are taken on every RC QP for
+ * this; enabled gates only the early expiry.
  *
  * Pure functions; the caller serialises access (req.lock).
  */
@@ -38,6 +48,12 @@
  * rest late; a probe for every such wait would only add packets.
  */
 #define SROCE_REQ_RTO_MIN_NS		(5 * NSEC_PER_MSEC)
+/*
+ * The whole timeout's ceiling, in QP timeouts: a dead peer still fails
+ * the QP within retry_cnt times this multiple of what the application
+ * chose, however slow the round trips measured before it died.
+ */
+#define SROCE_REQ_RTO_TIMEOUT_MULT	4
 
 struct sroce_req_rto {
 	u64 srtt;		/* smoothed round trip, ns; 0: no sample yet */
@@ -82,6 +98,42 @@ static inline void sroce_req_rto_backoff(struct sroce_req_rto *r)
 		r->backoff++;
 }
 
+/* SRTT + max(G, 4 * RTTVAR) in ticks of @tick_ns, plus the tick under way. */
+static inline u64 sroce_req_rto_est_ticks(const struct sroce_req_rto *r,
+					  u32 tick_ns, u64 floor_ns)
+{
+	u64 ns = r->srtt + max_t(u64, tick_ns, 4 * r->rttvar);
+
+	ns = max(ns, floor_ns);
+	return div_u64(ns + tick_ns - 1, tick_ns) + 1;
+}
+
+/**
+ * sroce_req_rto_timeout() - the whole retransmit timeout, in timer ticks
+ * @r: the QP's estimator
+ * @tick_ns: length of a tick
+ * @timeout: the QP's timeout attribute in ticks, 0 if it has none
+ *
+ * Return: @timeout, or the estimate (as for the early wait, without floor
+ * or backoff) where that is longer, at most SROCE_REQ_RTO_TIMEOUT_MULT
+ * times @timeout; @timeout itself without a sample, or with no timeout.
+ */
+static inline unsigned long sroce_req_rto_timeout(const struct sroce_req_rto *r,
+						  u32 tick_ns,
+						  unsigned long timeout)
+{
+	u64 ticks, ceiling;
+
+	if (!r->srtt || !timeout || !tick_ns)
+		return timeout;
+	ticks = sroce_req_rto_est_ticks(r, tick_ns, 0);
+	if (ticks <= timeout)
+		return timeout;
+	ceiling = timeout <= ULONG_MAX / SROCE_REQ_RTO_TIMEOUT_MULT ?
+		  (u64)timeout * SROCE_REQ_RTO_TIMEOUT_MULT : ULONG_MAX;
+	return min(ticks, ceiling);
+}
+
 /**
  * sroce_req_rto_ticks() - the early wait, in timer ticks
  * @r: the QP's estimator
@@ -99,13 +151,11 @@ static inline unsigned long sroce_req_rto_ticks(const struct sroce_req_rto *r,
 						u32 tick_ns,
 						unsigned long timeout)
 {
-	u64 ns, ticks;
+	u64 ticks;
 
 	if (!r->enabled || !r->srtt || !timeout || !tick_ns)
 		return 0;
-	ns = r->srtt + max_t(u64, tick_ns, 4 * r->rttvar);
-	ns = max_t(u64, ns, SROCE_REQ_RTO_MIN_NS);
-	ticks = div_u64(ns + tick_ns - 1, tick_ns) + 1;
+	ticks = sroce_req_rto_est_ticks(r, tick_ns, SROCE_REQ_RTO_MIN_NS);
 	if (ticks >= timeout || r->backoff >= ilog2(timeout) + 1)
 		return 0;
 	ticks <<= r->backoff;

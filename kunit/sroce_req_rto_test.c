@@ -2,7 +2,8 @@
 /*
  * KUnit tests for the requester's early retransmit wait (sroce_req_rto.h):
  * exact estimates after samples (RFC 6298's rules), the wait in ticks, its
- * backoff, and the QP's timeout as its ceiling.
+ * backoff, and the QP's timeout as its ceiling; and the whole timeout,
+ * stretched from the QP's toward a slower measured round trip.
  */
 #include <kunit/test.h>
 
@@ -116,11 +117,51 @@ static void req_rto_ceiling(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_1MS, 1000), 0UL);
 }
 
+/*
+ * The whole timeout: the QP's own until the estimate is longer, then the
+ * estimate, at most four times the QP's; with or without the early expiry.
+ */
+static void req_rto_whole_timeout(struct kunit *test)
+{
+	struct sroce_req_rto r;
+
+	/* No sample yet, or no timeout at all: the attribute as it is. */
+	sroce_req_rto_init(&r, false);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 17), 17UL);
+	sroce_req_rto_sample(&r, 200000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 0), 0UL);
+	/* 200 ms + 4 x 100 ms = 150 ticks + 1, past 4 x 17: the ceiling. */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 17), 68UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 40), 151UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 151), 151UL);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 152), 152UL);
+
+	/* 40 ms + 4 x 20 ms = 30 ticks + 1: between the timeout and 4x. */
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 40000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 17), 31UL);
+	/* ... and no early expiry, as the estimate is past the timeout. */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_ticks(&r, TICK_4MS, 17), 0UL);
+
+	/* A LAN: 1 ms + max(4 ms, 2 ms) is 3 ticks, the timeout stays. */
+	sroce_req_rto_init(&r, true);
+	sroce_req_rto_sample(&r, 1000000);
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 17), 17UL);
+	/* Backoff of the early wait leaves the whole timeout alone. */
+	sroce_req_rto_sample(&r, 90000000);
+	sroce_req_rto_backoff(&r);
+	KUNIT_EXPECT_EQ(test, r.srtt, 12125000ULL);
+	KUNIT_EXPECT_EQ(test, r.rttvar, 22625000ULL);
+	/* 12.125 + 90.5 ms: 26 ticks (25.66 up), plus one */
+	KUNIT_EXPECT_EQ(test, sroce_req_rto_timeout(&r, TICK_4MS, 17), 27UL);
+}
+
 static struct kunit_case sroce_req_rto_cases[] = {
 	KUNIT_CASE(req_rto_first_sample),
 	KUNIT_CASE(req_rto_smoothing),
 	KUNIT_CASE(req_rto_backoff),
 	KUNIT_CASE(req_rto_ceiling),
+	KUNIT_CASE(req_rto_whole_timeout),
 	{}
 };
 

@@ -17,7 +17,10 @@
 # the answer streams (the stream restarts at once), NAKs a READ for ever (retry_cnt is spent on timeouts
 # only), loses a READ's response but answers the FETCH_ADD behind it (the
 # READ is asked again at once), answers a READ but never the FETCH_ADD
-# behind it (resent before the timeout, no retry spent on that), pauses
+# behind it (resent before the timeout, no retry spent on that), answers
+# a READ after 320 ms and the next after 750 ms against a 537 ms timeout
+# and retry_cnt 0 (the timeout stretches toward the measured round trip;
+# a third, unanswered, still fails), pauses
 # a READ's responses and then goes on with them (with a WRITE behind the
 # READ no early re-ask; alone, the early re-ask counts as spurious, and a
 # shorter pause then passes without one), answers a

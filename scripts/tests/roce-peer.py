@@ -6,7 +6,8 @@ Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
 dup-ack, resume-read (after dup-ack), reask-read, nak-forever, lost-read,
-early-rto, paused-read, read-behind-probe, read-window, flush, blocked.
+early-rto, slow-peer, paused-read, read-behind-probe, read-window, flush,
+blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -427,6 +428,52 @@ class Peer:
                    "whole timeouts, none on the early resends",
                    f"{retries} timeouts in {ms} ms")
 
+    # A slow but live peer: the whole timeout stretches toward the round
+    # trip the requester measured (sroce_req_rto_timeout()). timeout 17
+    # (537 ms), retry_cnt 0. A READ answered after 320 ms gives the first
+    # sample, and an estimate three times that (SRTT + 4 x SRTT / 2). The
+    # next READ, answered after 750 ms, past the attribute but within the
+    # estimate (about 200 ms of margin either side, and on the first),
+    # completes without a resend where one whole timeout of the attribute
+    # would have failed the QP; a third, never answered, still fails it,
+    # after a wait longer than the attribute.
+    def slow_peer(self, timeout=17):
+        tmo_ms = 4.096e-3 * (1 << timeout)
+        qpn = int(self.cmd(f"req 0 {timeout}"))
+        self.drain()
+        rounds = []
+        for msn, delay in ((1, 0.32), (2, 0.75), (3, None)):
+            self.cmd_send("post")
+            ans, asked, answered, reqs, t0 = None, None, False, 0, time.time()
+            while ans is None and time.time() - t0 < 30:
+                p = self.recv(timeout=0.01)
+                if p is not None and p[0] == OP_READ_REQ:
+                    reqs += 1
+                    asked = asked or (time.time(), p[1])
+                if (asked and delay is not None and not answered and
+                        time.time() - asked[0] >= delay):
+                    answered = True
+                    self.send(OP_READ_ONLY, asked[1],
+                              struct.pack("!I", (SYN_ACK << 24) | msn),
+                              b"\xcd" * 512, qpn=qpn)
+                ans = self.cmd_reply(timeout=0)
+            print(f"# round {msn}: {reqs} READ requests seen; "
+                  f"target says {ans!r} (status ms timeouts)")
+            if not self.check(ans is not None, f"READ {msn} completes"):
+                return
+            rounds.append((reqs, *(int(x) for x in ans.split())))
+        (r1, s1, _, t1), (r2, s2, ms2, t2), (_, s3, ms3, t3) = rounds
+        self.check((r1, s1, t1) == (1, 0, 0), "a READ answered in 320 ms: "
+                   "success, sent once", f"round 1 {rounds[0]}")
+        self.check((r2, s2, t2) == (1, 0, 0) and ms2 > tmo_ms,
+                   f"a READ answered in 750 ms, past the {tmo_ms:.0f} ms "
+                   "timeout: success, sent once, no timeout spent",
+                   f"round 2 {rounds[1]}")
+        self.check(s3 == 12 and t3 == 1 and ms3 > 1.5 * tmo_ms,
+                   "a READ never answered: IBV_WC_RETRY_EXC_ERR after one "
+                   f"timeout longer than {tmo_ms:.0f} ms",
+                   f"round 3 {rounds[2]}")
+
     # A WRITE, a READ and a WRITE all sent, nothing answered: the retransmit
     # timeout (timeout 18: about 1 s) probes the first WRITE. The READ's
     # responses then come, but not its last: the requester, rewound to the
@@ -675,6 +722,7 @@ CASES = {
     "nak-forever": lambda p: p.nak_forever(),
     "lost-read": lambda p: p.lost_read_response(),
     "early-rto": lambda p: p.early_rto(),
+    "slow-peer": lambda p: p.slow_peer(),
     "paused-read": lambda p: p.paused_read(),
     "read-behind-probe": lambda p: p.read_behind_probe(),
     "read-window": lambda p: p.read_opens_window(),
