@@ -8,7 +8,7 @@
 # python3 and python3-matplotlib).
 #
 #   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
-#                    [base=KO]
+#                    [base=KO] [cpus=N]
 # quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
@@ -16,7 +16,10 @@
 # sroce with a fixed send window too (sroce-fixedwin); rto: sroce with
 # its early retransmit too (sroce-rtt); loss=P: netem drops P percent of
 # each guest's packets (TCP's too); base=KO: another build of sroce.ko
-# (the one before a change) runs too, as sroce-base, to measure a change.
+# (the one before a change) runs too, as sroce-base, to measure a change;
+# cpus=N: N vCPUs per guest (1 or 2, default 1; with 2 the softirq and
+# the application can run apart, where per-CPU state pays, but two guests
+# of two vCPUs share the host's two cores).
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail
@@ -29,9 +32,10 @@ rm -rf "$out"
 mkdir -p "$out"
 make -C "$SROCE_TOP" >&2 || die "build failed"
 # base=KO: another build of the module, run as sroce-base beside this one.
-files=(-f "$SROCE_TOP/sroce.ko") args=()
+files=(-f "$SROCE_TOP/sroce.ko") args=() vcpus=1
 for arg in "$@"; do
 	case $arg in
+	cpus=*) vcpus=${arg#cpus=} ;;
 	base=*)
 		[ -f "${arg#base=}" ] || die "no module ${arg#base=}"
 		cp "${arg#base=}" "$out/sroce-base.ko"
@@ -41,7 +45,7 @@ for arg in "$@"; do
 	*) args+=("$arg") ;;
 	esac
 done
-"$SROCE_TOP/scripts/vm-run.sh" -n 2 -t 10800 -o "$out/run" "${files[@]}" \
+"$SROCE_TOP/scripts/vm-run.sh" -n 2 -c "$vcpus" -t 10800 -o "$out/run" "${files[@]}" \
 	"$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}"
 rc=$?
 /usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \

@@ -84,7 +84,8 @@ perftest() {
 	local impl=$1 tool=$2 size=$3 iters=$4 name=$5 gid start log args
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
 	args="-d $dev -x $gid -p $port -F -s $size -n $iters"
-	log=/job/$round-$impl-$name-$size
+	# The port tells apart the runs of one test in a round (latency: 3).
+	log=/job/$round-$impl-$name-$size-$port
 	barrier "$impl-$name-$size-start"
 	start=$(busy_jiffies)
 	val=
@@ -96,9 +97,8 @@ perftest() {
 		record "$impl" "$name" "$size" "" "" "$start"
 	else
 		barrier "$impl-$name-$size-up"
-		sleep 1
 		# shellcheck disable=SC2086
-		timeout $TOOL_TIMEOUT "$tool" $args "$PEER_IP4" >"$log.client" 2>&1
+		run_client "$log.client" "$tool" $args "$PEER_IP4"
 		val=$(perftest_value "$tool" "$log.client")
 		check "$impl $name -s $size -n $iters" test -n "$val"
 		case $tool in
