@@ -23,6 +23,7 @@ void sroce_cc_sender_init(struct sroce_cc_sender *s,
 	sroce_cc_timely_init(&s->timely, p, line_mbps);
 	sroce_cc_rtt_init(&s->rtt);
 	s->sampling = s->algo == SROCE_CC_ALGO_TIMELY;
+	s->eager = s->sampling;
 }
 
 /**

@@ -47,6 +47,7 @@ struct sroce_cc_sender {
 	struct sroce_cc_rtt rtt;	/* RTT sampler, if sampling */
 	u8 algo;			/* enum sroce_cc_algo, fixed from RTS */
 	bool sampling;			/* TIMELY, or sroce_cc_sample_rtt() */
+	bool eager;			/* ... asking for a sample each RTT */
 };
 
 void sroce_cc_sender_init(struct sroce_cc_sender *s,
@@ -60,12 +61,16 @@ void sroce_cc_on_loss(struct sroce_cc_sender *s,
 		      const struct sroce_cc_params *p, u64 now);
 
 /*
- * Run the RTT sampler whatever the algorithm (the requester's early
- * retransmit, sroce_req_rto.h). After sroce_cc_sender_init().
+ * Run the RTT sampler whatever the algorithm (the requester's retransmit
+ * timeouts, sroce_req_rto.h). @eager (the early retransmit): set AckReq
+ * to have a sample every round trip; otherwise only packets that ask
+ * for an answer anyway are tagged (message ends, four a window), which
+ * adds no ACK. After sroce_cc_sender_init().
  */
-static inline void sroce_cc_sample_rtt(struct sroce_cc_sender *s)
+static inline void sroce_cc_sample_rtt(struct sroce_cc_sender *s, bool eager)
 {
 	s->sampling = true;
+	s->eager |= eager;
 }
 
 /* The algorithm the QP runs (what it took at RTR -> RTS). */
@@ -141,7 +146,7 @@ static inline void sroce_cc_on_send(struct sroce_cc_sender *s, u32 psn,
  */
 static inline bool sroce_cc_wants_sample(const struct sroce_cc_sender *s)
 {
-	return s->sampling && !s->rtt.armed;
+	return s->eager && !s->rtt.armed;
 }
 
 #endif /* _SROCE_CC_OPS_H */

@@ -6,8 +6,9 @@
  *
  * One packet at a time is tagged: the first new (never sent before)
  * packet that asks for an answer (AckReq set, which every READ and atomic
- * request has) while no tag is outstanding; the requester sets AckReq on
- * the next new packet while none is (sroce_cc_wants_sample()). The first
+ * request has) while no tag is outstanding; a QP that wants a sample
+ * every round trip sets AckReq on the next new packet while none is
+ * (sroce_cc_wants_sample()). The first
  * ACK, NAK or response that acknowledges the tagged PSN gives the sample,
  * so there is one sample per round trip and O(1) memory whatever the
  * window. Tagging only packets with AckReq keeps the responder's ACK

@@ -202,9 +202,12 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_req_rto_init(&req->rto, qp->ibqp.qp_type == IB_QPT_RC &&
 			   READ_ONCE(sdev->cc_params.tx_rtt_retransmit));
 	sroce_cc_sender_init(&req->cc, &sdev->cc_params, line_mbps);
-	/* The retransmit timeouts need round trips, whatever the algorithm. */
+	/*
+	 * The retransmit timeouts need round trips, whatever the algorithm;
+	 * the early one wants them every round trip.
+	 */
 	if (qp->ibqp.qp_type == IB_QPT_RC)
-		sroce_cc_sample_rtt(&req->cc);
+		sroce_cc_sample_rtt(&req->cc, req->rto.enabled);
 	req->stopped = false;
 	spin_unlock_bh(&req->lock);
 }

@@ -203,10 +203,19 @@ static void sroce_cc_rtt_algo_test(struct kunit *test)
 	sroce_cc_sender_init(&tm, &p, 10000);
 	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&tm.rtt, 7));
 	/*
-	 * The requester's early retransmit turns the sampler on for a DCQCN
-	 * QP too; a move to RTS turns it off again until asked.
+	 * The requester's timeouts turn the sampler on for a DCQCN QP too:
+	 * tagging only packets that ask anyway (no AckReq added), or with
+	 * the early retransmit eagerly; a move to RTS turns it off again
+	 * until asked.
 	 */
-	sroce_cc_sample_rtt(&dq);
+	sroce_cc_sample_rtt(&dq, false);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_wants_sample(&dq));
+	sroce_cc_on_send(&dq, 8, true, false, TEST_T0_NS);
+	KUNIT_EXPECT_FALSE(test, sroce_cc_rtt_due(&dq.rtt, 8));
+	sroce_cc_on_send(&dq, 9, true, true, TEST_T0_NS);
+	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_due(&dq.rtt, 9));
+	sroce_cc_sender_init(&dq, &p, 10000);
+	sroce_cc_sample_rtt(&dq, true);
 	KUNIT_EXPECT_TRUE(test, sroce_cc_wants_sample(&dq));
 	sroce_cc_on_send(&dq, 9, true, true, TEST_T0_NS);
 	KUNIT_EXPECT_TRUE(test, sroce_cc_rtt_due(&dq.rtt, 9));
