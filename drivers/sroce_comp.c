@@ -534,6 +534,21 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	if (pkt->paylen) {
 		err = sroce_comp_scatter(qp, wqe, sroce_pkt_payload(pkt),
 					 pkt->paylen);
+		/*
+		 * An ODP page is being faulted in: drop it, as if lost. The
+		 * next response's gap asks for it again, even if an earlier
+		 * gap asked for this PSN already (sroce_comp_retry() ignores
+		 * a second ask for one PSN as the same loss reported twice):
+		 * this is a new loss, and the READ sent again waits for the
+		 * page (sroce_req_dest_waits()). A stream longer than the
+		 * time between invalidations still makes progress.
+		 */
+		if (err == -EAGAIN) {
+			sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+					  SROCE_CNT_COMP_DROPPED);
+			req->nak_valid = false;
+			return;
+		}
 		if (err) {
 			sroce_comp_fail(qp, sroce_comp_copy_status(err), out);
 			return;
@@ -587,6 +602,15 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	sroce_sge_cursor_init(&c, wqe->sge, wqe->num_sge);
 	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd, &c, &orig,
 			     sizeof(orig), IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	/*
+	 * An ODP page is being faulted in: drop the ACK; the ATOMIC is sent
+	 * again and answered from the responder's replay ring.
+	 */
+	if (err == -EAGAIN) {
+		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+				  SROCE_CNT_COMP_DROPPED);
+		return;
+	}
 	if (err) {
 		sroce_comp_fail(qp, sroce_comp_copy_status(err), out);
 		return;

@@ -57,6 +57,10 @@ static const struct rdma_stat_desc sroce_counter_descs[] = {
 	[SROCE_CNT_XMIT_BACKOFFS].name = "xmit_backoffs",
 	[SROCE_CNT_EARLY_SPURIOUS].name = "early_retransmits_spurious",
 	[SROCE_CNT_RESP_READ_REASKS].name = "resp_read_reasks",
+	[SROCE_CNT_ODP_MISSES].name = "odp_misses",
+	[SROCE_CNT_ODP_FAULTS].name = "odp_faults",
+	[SROCE_CNT_ODP_FAULT_ERRORS].name = "odp_fault_errors",
+	[SROCE_CNT_ODP_INVALIDATIONS].name = "odp_invalidations",
 	[SROCE_CNT_SENT_BYTES].name = "sent_bytes",
 	[SROCE_CNT_RCVD_BYTES].name = "rcvd_bytes",
 };

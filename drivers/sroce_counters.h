@@ -55,6 +55,10 @@ enum sroce_counter {
 	SROCE_CNT_XMIT_BACKOFFS,	/* stack pushed back: wait, send again */
 	SROCE_CNT_EARLY_SPURIOUS,	/* early re-asks a READ stream overtook */
 	SROCE_CNT_RESP_READ_REASKS,	/* READ streams restarted ahead of queue */
+	SROCE_CNT_ODP_MISSES,		/* accesses that met an unmapped ODP page */
+	SROCE_CNT_ODP_FAULTS,		/* ODP ranges faulted in */
+	SROCE_CNT_ODP_FAULT_ERRORS,	/* ODP ranges that could not be */
+	SROCE_CNT_ODP_INVALIDATIONS,	/* ODP ranges the mm took back */
 	/* RoCEv2 UDP payload octets, BTH to ICRC: the PMA's data counters. */
 	SROCE_CNT_SENT_BYTES,
 	SROCE_CNT_RCVD_BYTES,		/* of the packets rcvd_pkts counts */

@@ -32,6 +32,7 @@
 #include "sroce_cq.h"
 #include "sroce_dev.h"
 #include "sroce_mr.h"
+#include "sroce_odp.h"
 #include "sroce_mw.h"
 #include "sroce_net.h"
 #include "sroce_param.h"
@@ -188,6 +189,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_RXE,
 	.uverbs_abi_ver = SROCE_UVERBS_ABI_VERSION,
 
+	.advise_mr = sroce_odp_advise_mr,
 	.alloc_hw_port_stats = sroce_alloc_hw_port_stats,
 	.alloc_mr = sroce_alloc_mr,
 	.alloc_mw = sroce_alloc_mw,
@@ -255,6 +257,7 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	attr->max_qp = SROCE_MAX_QP;
 	attr->max_qp_wr = SROCE_MAX_QP_WR;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	sroce_odp_caps(attr);
 	attr->max_send_sge = SROCE_MAX_SGE;
 	attr->max_recv_sge = SROCE_MAX_SGE;
 	attr->max_sge_rd = SROCE_MAX_SGE;

@@ -12,7 +12,9 @@
  * for the last reference and frees the MR after a grace period.
  *
  * User MRs are pinned with ib_umem_get() and kept as a page array; every
- * access maps one page at a time with kmap_local_page().
+ * access maps one page at a time with kmap_local_page(). ODP MRs
+ * (IB_ACCESS_ON_DEMAND) pin nothing: sroce_odp.c maps their pages as the
+ * accesses need them.
  *
  * Fast-registration MRs (IB_MR_TYPE_MEM_REG) start invalid; map_mr_sg()
  * fills a page list of kernel virtual addresses, IB_WR_REG_MR makes it
@@ -30,6 +32,7 @@
 
 #include "sroce_dev.h"
 #include "sroce_mr.h"
+#include "sroce_odp.h"
 #include "sroce_param.h"
 
 #define SROCE_MR_INDEX_MAX	((1U << 24) - 1)
@@ -155,7 +158,7 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct sroce_mr *mr;
 	int err;
 
-	if (access & (IB_ACCESS_ON_DEMAND | IB_ZERO_BASED))
+	if (access & IB_ZERO_BASED)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!length || iova + length < iova)
 		return ERR_PTR(-EINVAL);
@@ -163,13 +166,16 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->type = SROCE_MR_USER;
+	mr->type = access & IB_ACCESS_ON_DEMAND ? SROCE_MR_ODP : SROCE_MR_USER;
 	mr->valid = true;
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
 
-	err = sroce_mr_pin(mr, ibpd->device, start, length);
+	if (mr->type == SROCE_MR_ODP)
+		err = sroce_odp_reg(mr, ibpd->device, start, length);
+	else
+		err = sroce_mr_pin(mr, ibpd->device, start, length);
 	if (err)
 		goto err_free;
 
@@ -179,8 +185,12 @@ struct ib_mr *sroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err_unpin:
-	kvfree(mr->pages);
-	ib_umem_release(mr->umem);
+	if (mr->odp) {
+		sroce_odp_release(mr);
+	} else {
+		kvfree(mr->pages);
+		ib_umem_release(mr->umem);
+	}
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -343,6 +353,8 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	sroce_mr_put(mr);
 	wait_for_completion(&mr->released);
 
+	if (mr->odp)
+		sroce_odp_release(mr);
 	if (mr->umem) {
 		kvfree(mr->pages);
 		ib_umem_release(mr->umem);
@@ -412,6 +424,9 @@ static void *sroce_mr_va(struct sroce_mr *mr, u64 iova, u32 *room,
 	case SROCE_MR_FAST:
 		return (void *)(uintptr_t)sroce_mr_map_addr(&mr->map, mr->iova,
 							    iova, room);
+	case SROCE_MR_ODP:
+		/* In the kernel's linear map: no kmap. */
+		return sroce_odp_va(mr, iova, room);
 	default:
 		off = iova - mr->iova + mr->first_offset;
 		idx = off >> PAGE_SHIFT;
@@ -512,8 +527,16 @@ static int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val)
 
 int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
 {
+	if (mr->type == SROCE_MR_ODP)
+		return sroce_odp_run(mr, iova, op);
+	return sroce_mr_run_mapped(mr, iova, op);
+}
+
+int sroce_mr_run_mapped(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
+{
 	switch (op->kind) {
 	case SROCE_MR_OP_CHECK:
+	case SROCE_MR_OP_PROBE:
 		return 0;
 	case SROCE_MR_OP_TO:
 	case SROCE_MR_OP_FROM:
@@ -561,7 +584,8 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 
 	while (len) {
 		struct sroce_mr_op op = {
-			.kind = dir == SROCE_TO_MR ? SROCE_MR_OP_TO :
+			.kind = !buf ? SROCE_MR_OP_PROBE :
+				dir == SROCE_TO_MR ? SROCE_MR_OP_TO :
 						     SROCE_MR_OP_FROM,
 			.buf = buf,
 		};
@@ -591,9 +615,10 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		}
 		if (err) {
 			*c = start;
-			return -EFAULT;
+			return err == -EAGAIN ? -EAGAIN : -EFAULT;
 		}
-		buf += op.len;
+		if (buf)
+			buf += op.len;
 		len -= op.len;
 		c->offset += op.len;
 	}

@@ -17,12 +17,14 @@
 #include <rdma/ib_verbs.h>
 
 struct sroce_dev;
+struct sroce_odp;
 struct ib_umem;
 
 enum sroce_mr_type {
 	SROCE_MR_DMA,		/* kernel ULPs: iova is a kernel virtual address */
 	SROCE_MR_USER,		/* pinned user memory */
 	SROCE_MR_FAST,		/* kernel fast-registration MR (IB_WR_REG_MR) */
+	SROCE_MR_ODP,		/* user memory paged on demand (sroce_odp.c) */
 };
 
 /*
@@ -62,6 +64,7 @@ struct sroce_mr {
 	struct page **pages;	/* USER: pinned pages covering [iova, iova + length) */
 	unsigned int npages;
 	unsigned int first_offset;	/* offset of iova in pages[0] */
+	struct sroce_odp *odp;		/* ODP: the pages and their faults */
 
 	/*
 	 * FAST: the page list in use, and the one map_mr_sg() fills for the
@@ -122,6 +125,11 @@ enum sroce_mr_op_kind {
 	SROCE_MR_OP_CMP_SWAP,	/* 64 bits at an 8-byte aligned iova */
 	SROCE_MR_OP_FETCH_ADD,
 	SROCE_MR_OP_ATOMIC_WRITE,	/* one 8-byte store (RDMA ATOMIC WRITE) */
+	/*
+	 * Nothing moves: is the memory there to be written now? Always for
+	 * pinned memory; for an ODP MR, -EAGAIN and faulted in if not.
+	 */
+	SROCE_MR_OP_PROBE,
 };
 
 struct sroce_mr_op {
@@ -166,9 +174,13 @@ int sroce_mr_access(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
  * is not itself 8-byte aligned, so that no single store can write it (no
  * MR type presents such memory today: the core keeps a user MR's iova and
  * address congruent modulo the page size), and -EOPNOTSUPP on a 32-bit
- * kernel, which has no 8-byte store.
+ * kernel, which has no 8-byte store. An ODP MR also returns -EAGAIN, with
+ * nothing moved, when a page of the range is not mapped now: it is being
+ * faulted in, try again later (sroce_odp_run()).
  */
 int sroce_mr_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op);
+/* sroce_mr_run() on memory known to be there: for sroce_odp_run(). */
+int sroce_mr_run_mapped(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op);
 
 /*
  * A position in an SGE list, for messages that span many packets. The
@@ -188,7 +200,10 @@ void sroce_sge_cursor_init(struct sroce_sge_cursor *c, const struct ib_sge *sge,
  * cursor, checking each SGE's lkey (local access @access) on the way, and
  * advance the cursor. Returns 0, or -EFAULT (bad lkey, PD, access or bounds:
  * IB_WC_LOC_PROT_ERR) or -EINVAL (the list is shorter than @len:
- * IB_WC_LOC_LEN_ERR); on error the cursor is left where it was.
+ * IB_WC_LOC_LEN_ERR) or -EAGAIN (an ODP page is being faulted in: try
+ * again later); on error the cursor is left where it was. Bytes before an
+ * -EAGAIN may have moved: the retry moves them again. With @buf NULL (and
+ * SROCE_TO_MR) nothing moves: the list is probed (SROCE_MR_OP_PROBE).
  */
 int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   struct sroce_sge_cursor *c, void *buf, u32 len, int access,

@@ -39,6 +39,9 @@
 #define SROCE_REQ_BATCH		16
 #define SROCE_REQ_BUDGET	128
 
+/* A READ's local buffer mapped before it is asked for (ODP), at most. */
+#define SROCE_REQ_PROBE_BYTES	SZ_256K
+
 enum sroce_req_result {
 	SROCE_REQ_IDLE,		/* nothing more to send for now */
 	SROCE_REQ_MORE,		/* stopped by the batch limit */
@@ -335,6 +338,29 @@ static void sroce_req_cursor_skip(struct sroce_sge_cursor *c, u64 len)
 }
 
 /*
+ * A READ's or an atomic's local buffer in an ODP MR: the completer drops
+ * a response whose page is missing (and the READ is asked again, after a
+ * timeout at worst), so the first SROCE_REQ_PROBE_BYTES still to come are
+ * mapped before the request goes. True when the request must wait: a
+ * page is being faulted in. Caller holds req.lock.
+ */
+static bool sroce_req_dest_waits(struct sroce_qp *qp, struct sroce_swqe *wqe)
+{
+	struct sroce_sge_cursor c;
+	u32 len;
+
+	if (!sroce_seg_is_rd_atomic(wqe->opcode))
+		return false;
+	len = min_t(u32, wqe->length - wqe->prog.done_bytes,
+		    SROCE_REQ_PROBE_BYTES);
+	sroce_sge_cursor_init(&c, wqe->sge, wqe->num_sge);
+	sroce_req_cursor_skip(&c, wqe->prog.done_bytes);
+	return sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd, &c, NULL,
+			      len, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR) ==
+	       -EAGAIN;
+}
+
+/*
  * Resume sending at @psn, which lies in a WQE that already has its PSNs:
  * back for a retransmission, forward past PSNs that a coalesced ACK covered.
  * Caller holds req.lock.
@@ -493,8 +519,9 @@ static bool sroce_req_may_train(struct sroce_qp *qp,
  * Build the next packet of the WQE at cur, shaped as @pkt says: at the
  * end of @train when there is one (the caller checked that it fits), in
  * an skb of its own otherwise. Returns the skb that holds it, NULL when
- * out of memory, or an ERR_PTR after recording a local error in the WQE.
- * Caller holds req.lock.
+ * out of memory, ERR_PTR(-EAGAIN) when an ODP page of the payload is being
+ * faulted in (nothing built, @train as it was), or another ERR_PTR after
+ * recording a local error in the WQE. Caller holds req.lock.
  */
 static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 				       struct sroce_swqe *wqe,
@@ -562,6 +589,15 @@ static struct sk_buff *sroce_req_build(struct sroce_qp *qp,
 		} else {
 			err = sroce_sge_copy(sdev, qp->ibqp.pd, &req->cursor, dst,
 					     pkt->paylen, 0, SROCE_FROM_MR);
+			if (err == -EAGAIN) {
+				/* An ODP page on its way: this packet later. */
+				if (skb == train)
+					sroce_train_drop_last(train,
+							      sroce_req_pkt_len(pkt));
+				else
+					kfree_skb(skb);
+				return ERR_PTR(err);
+			}
 			if (err) {
 				/* A train holds only this message's packets. */
 				kfree_skb(skb);
@@ -716,6 +752,9 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 
 		if (!sroce_req_shape(qp, wqe, &pkt))
 			return SROCE_REQ_FAILED;
+		/* Look again a tick later (req->backoff). */
+		if (sroce_req_dest_waits(qp, wqe))
+			return SROCE_REQ_BACKOFF;
 		len = sroce_req_pkt_len(&pkt);
 		if (*train && !sroce_train_fits(*train, len)) {
 			__skb_queue_tail(list, *train);
@@ -726,6 +765,10 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 
 		psn = req->psn;
 		skb = sroce_req_build(qp, wqe, &pkt, *train);
+		if (PTR_ERR(skb) == -EAGAIN) {
+			/* Look again a tick later (req->backoff). */
+			return SROCE_REQ_BACKOFF;
+		}
 		if (IS_ERR(skb)) {
 			*train = NULL;
 			return SROCE_REQ_FAILED;

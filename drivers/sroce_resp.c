@@ -60,6 +60,16 @@
  */
 #define SROCE_RESP_ACK_MAX	16
 
+/*
+ * A request (or READ response) that met an ODP page being faulted in
+ * (sroce_odp.c) keeps the runner and runs again this much later, the
+ * requests behind it queued meanwhile: no NAK, so that the requester
+ * spends neither a retry nor an RNR retry, whatever its kind (IBTA has
+ * no RNR NAK for READ and atomics). The fault takes tens to hundreds of
+ * microseconds; the wait is a tick, the shortest a timer waits.
+ */
+#define SROCE_RESP_ODP_WAIT	1
+
 /* The path MTU, never below the smallest IB MTU whatever attr holds. */
 #define SROCE_RESP_MIN_MTU	256
 
@@ -439,10 +449,19 @@ static void sroce_resp_read_sent(struct sroce_resp_out *o, u32 n, u32 paylen)
 }
 
 /*
+ * What a READ stream does when a packet's memory access failed with @err:
+ * -ENODATA when an ODP page is being faulted in (the stream waits, see
+ * sroce_resp_run()), -EACCES when the R_Key no longer grants it.
+ */
+static int sroce_resp_read_err(int err)
+{
+	return err == -EAGAIN ? -ENODATA : -EACCES;
+}
+
+/*
  * The next @n (at least 2) READ RESPONSE MIDDLE packets of a stream as one
  * send train (sroce_train.c); advances the stream once sent. Returns @n,
- * or -EACCES, sending nothing, when the R_Key no longer grants the memory
- * one of them reads, or -ENOBUFS.
+ * -ENOBUFS, or, sending nothing, what sroce_resp_read_err() says.
  */
 static int sroce_resp_send_read_train(struct sroce_qp *qp,
 				      struct sroce_resp_out *o, u32 n)
@@ -454,6 +473,7 @@ static int sroce_resp_send_read_train(struct sroce_qp *qp,
 	};
 	struct sk_buff *skb;
 	u8 *hdr;
+	int err;
 	u32 i;
 
 	skb = sroce_xmit_alloc_train(qp);
@@ -468,10 +488,11 @@ static int sroce_resp_send_read_train(struct sroce_qp *qp,
 		sroce_resp_fill_bth(qp, hdr, SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
 				    sroce_psn_add(o->psn, i), o->mtu);
 		op.buf = hdr + SROCE_BTH_BYTES;
-		if (sroce_rkey_access(qp, o->rkey, IB_ACCESS_REMOTE_READ,
-				      o->va + (u64)i * o->mtu, &op)) {
+		err = sroce_rkey_access(qp, o->rkey, IB_ACCESS_REMOTE_READ,
+					o->va + (u64)i * o->mtu, &op);
+		if (err) {
 			kfree_skb(skb);
-			return -EACCES;
+			return sroce_resp_read_err(err);
 		}
 	}
 	if (sroce_xmit(qp, skb) == -ENOBUFS)
@@ -483,8 +504,8 @@ static int sroce_resp_send_read_train(struct sroce_qp *qp,
 /*
  * The next packets of a READ response stream, at most @max of them, as a
  * send train where several MIDDLE packets follow; advances the stream once
- * sent. Returns the packets sent, -ENOBUFS, or -EACCES, sending nothing,
- * when the R_Key no longer grants the memory a packet reads.
+ * sent. Returns the packets sent, -ENOBUFS, or, sending nothing, what
+ * sroce_resp_read_err() says.
  */
 static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o,
 				int max)
@@ -521,10 +542,12 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o,
 			.len = paylen,
 		};
 
-		if (sroce_rkey_access(qp, o->rkey, IB_ACCESS_REMOTE_READ,
-				      o->va, &op)) {
+		int err = sroce_rkey_access(qp, o->rkey, IB_ACCESS_REMOTE_READ,
+					    o->va, &op);
+
+		if (err) {
 			kfree_skb(skb);
-			return -EACCES;
+			return sroce_resp_read_err(err);
 		}
 	}
 	memset(pay + paylen, 0, sroce_pkt_pad_bytes(paylen));
@@ -820,6 +843,20 @@ static void sroce_resp_access_err(struct sroce_qp *qp,
 			 IB_WC_REM_ACCESS_ERR, SROCE_CNT_RESP_RKEY_VIOLATION);
 }
 
+/*
+ * A page of an ODP MR the request names is being faulted in: RC runs the
+ * request again later (sroce_resp_process()); UC, which cannot wait for
+ * a page with the packets behind it still coming, loses the message.
+ */
+static void sroce_resp_odp_miss(struct sroce_qp *qp,
+				const struct sroce_pkt *pkt)
+{
+	if (qp->ibqp.qp_type == IB_QPT_UC)
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_DROPPED);
+	else
+		qp->resp.odp_wait = true;
+}
+
 /* No receive WQE: RNR NAK (class B), the requester retries the packet. */
 static void sroce_resp_rnr(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 {
@@ -913,6 +950,10 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
 			     &resp->cursor, (void *)sroce_pkt_payload(pkt),
 			     pkt->paylen, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	if (err == -EAGAIN) {
+		sroce_resp_odp_miss(qp, pkt);
+		return;
+	}
 	if (err == -EINVAL) {
 		/* The message does not fit the WQE (C10-98?: local length). */
 		sroce_resp_fatal(qp, pkt->psn, SROCE_AETH_NAK_INVALID_REQ,
@@ -954,6 +995,7 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 	struct sroce_resp *resp = &qp->resp;
 	u16 opflags = pkt->info->flags;
 	bool imm = sroce_pkt_immdt(pkt);
+	int err;
 
 	if (reth) {
 		u64 va = sroce_reth_va(reth);
@@ -1009,8 +1051,14 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 		};
 
 		/* The key may have been revoked since the last packet. */
-		if (sroce_rkey_access(qp, resp->wr_rkey, IB_ACCESS_REMOTE_WRITE,
-				      resp->wr_va, &op)) {
+		err = sroce_rkey_access(qp, resp->wr_rkey,
+					IB_ACCESS_REMOTE_WRITE, resp->wr_va,
+					&op);
+		if (err == -EAGAIN) {
+			sroce_resp_odp_miss(qp, pkt);
+			return;
+		}
+		if (err) {
 			sroce_resp_access_err(qp, pkt);
 			return;
 		}
@@ -1128,11 +1176,17 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 	u32 window = sroce_resp_window(qp);
 	struct sroce_resp_res *res;
 	u64 orig;
+	int err;
 
 	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, sizeof(u64), window))
 		return;
-	if (sroce_rkey_access(qp, sroce_atmeth_rkey(ae),
-			      IB_ACCESS_REMOTE_ATOMIC, va, &op)) {
+	err = sroce_rkey_access(qp, sroce_atmeth_rkey(ae),
+				IB_ACCESS_REMOTE_ATOMIC, va, &op);
+	if (err == -EAGAIN) {
+		sroce_resp_odp_miss(qp, pkt);
+		return;
+	}
+	if (err) {
 		sroce_resp_access_err(qp, pkt);
 		return;
 	}
@@ -1185,6 +1239,10 @@ static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
 		       sizeof(op.swap_add));
 		err = sroce_rkey_access(qp, sroce_reth_rkey(reth),
 					IB_ACCESS_REMOTE_WRITE, va, &op);
+		if (err == -EAGAIN) {
+			sroce_resp_odp_miss(qp, pkt);
+			return;
+		}
 		nak = sroce_resp_atomic_write_key_nak(err);
 	}
 	if (nak == SROCE_AETH_NAK_REM_ACCESS_ERR) {
@@ -1308,8 +1366,12 @@ static bool sroce_resp_state_ok(struct sroce_qp *qp)
 	       state == IB_QPS_SQD || state == IB_QPS_SQE;
 }
 
-/* Execute one request packet. Runner only; consumes @skb. */
-static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
+/*
+ * Execute one request packet. Runner only. Consumes @skb and returns true,
+ * or returns false, with nothing executed, when a page of an ODP MR the
+ * request names is being faulted in: the runner runs it again later.
+ */
+static bool sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 {
 	const struct sroce_pkt *pkt = (const struct sroce_pkt *)skb->cb;
 	struct sroce_counters *cnt = sroce_resp_cnt(qp);
@@ -1318,7 +1380,7 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 
 	if (sroce_ud_qp(qp)) {
 		sroce_ud_resp_process(qp, skb);
-		return;
+		return true;
 	}
 	if (resp->fatal || !sroce_resp_state_ok(qp) ||
 	    (pkt->opcode & SROCE_OP_TRANSPORT_MASK) !=
@@ -1374,8 +1436,13 @@ static void sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 		sroce_resp_exec_read(qp, pkt);
 	else
 		sroce_resp_exec_atomic(qp, pkt);
+	if (resp->odp_wait) {
+		resp->odp_wait = false;
+		return false;
+	}
 out:
 	consume_skb(skb);
+	return true;
 }
 
 /* ------------------------------------------------------------------------
@@ -1594,7 +1661,10 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			sroce_counter_inc(sroce_resp_cnt(qp),
 					  SROCE_CNT_RESP_READ_REASKS);
 			budget--;
-			sroce_resp_process(qp, skb);
+			if (!sroce_resp_process(qp, skb)) {
+				sroce_resp_defer(qp, skb, SROCE_RESP_ODP_WAIT);
+				return;
+			}
 			skb = NULL;
 			reask = false;
 			continue;
@@ -1610,6 +1680,10 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 			}
 			if (err == -EAGAIN) {
 				sroce_resp_defer(qp, skb, 0);
+				return;
+			}
+			if (err == -ENODATA) {
+				sroce_resp_defer(qp, skb, SROCE_RESP_ODP_WAIT);
 				return;
 			}
 			delay = sroce_xmit_backoff(&resp->xmit_tries);
@@ -1634,7 +1708,10 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 				sroce_resp_defer(qp, skb, 0);
 				return;
 			}
-			sroce_resp_process(qp, skb);
+			if (!sroce_resp_process(qp, skb)) {
+				sroce_resp_defer(qp, skb, SROCE_RESP_ODP_WAIT);
+				return;
+			}
 			skb = NULL;
 			if (resp->ack_pending)
 				resp->ack_count++;

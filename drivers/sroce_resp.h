@@ -139,6 +139,7 @@ struct sroce_resp {
 	bool error_pending;		/* sroce_qp_error() still to be called */
 	enum sroce_resp_msg msg;
 	bool uc_drop;			/* UC: dropping until a FIRST or ONLY */
+	bool odp_wait;			/* the request waits for an ODP page */
 
 	/* The receive WQE a SEND is filling (kernel copy). */
 	struct sroce_rwqe *rwqe;

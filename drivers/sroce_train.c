@@ -76,6 +76,16 @@ void *sroce_train_add(struct sk_buff *skb, unsigned int len)
 	return p;
 }
 
+void sroce_train_drop_last(struct sk_buff *skb, unsigned int len)
+{
+	struct skb_shared_info *sh = skb_shinfo(skb);
+
+	put_page(skb_frag_page(&sh->frags[--sh->nr_frags]));
+	skb->len -= len;
+	skb->data_len -= len;
+	skb->truesize -= SKB_DATA_ALIGN(len);
+}
+
 /* Set up @skb's UDP checksum for offload, as a UDP GSO socket does. */
 static void sroce_train_csum(struct sk_buff *skb)
 {

@@ -57,6 +57,8 @@ bool sroce_train_fits(const struct sk_buff *skb, unsigned int len);
  * byte, or NULL when out of memory. Context: any.
  */
 void *sroce_train_add(struct sk_buff *skb, unsigned int len);
+/* sroce_train_drop_last() - take back the packet of @len bytes added last. */
+void sroce_train_drop_last(struct sk_buff *skb, unsigned int len);
 
 /*
  * sroce_train_seal() - once the IP and UDP headers are in place in front

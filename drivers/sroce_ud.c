@@ -151,8 +151,9 @@ static u32 sroce_ud_port_mtu(struct sroce_dev *sdev)
 }
 
 /*
- * Build the packet of @wqe into *@skb (NULL when out of memory) with its
- * destination in @av. Returns the WQE's status. Caller holds req.lock.
+ * Build the packet of @wqe into *@skb (NULL when out of memory, or when an
+ * ODP page of the payload is being faulted in) with its destination in
+ * @av. Returns the WQE's status. Caller holds req.lock.
  */
 static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 					struct sroce_swqe *wqe,
@@ -214,6 +215,9 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 		return IB_WC_SUCCESS;
 	kfree_skb(*skb);
 	*skb = NULL;
+	/* An ODP page on its way: no packet, as when out of memory. */
+	if (err == -EAGAIN)
+		return IB_WC_SUCCESS;
 	return err == -EFAULT ? IB_WC_LOC_PROT_ERR : IB_WC_LOC_LEN_ERR;
 }
 
@@ -432,6 +436,13 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 				     (void *)sroce_pkt_payload(pkt),
 				     pkt->paylen, IB_ACCESS_LOCAL_WRITE,
 				     SROCE_TO_MR);
+	/*
+	 * An ODP page on its way: UD cannot ask for the datagram again, it
+	 * is lost, and the receive WQE waits for the next (taken from an
+	 * SRQ, it completes in error as below).
+	 */
+	if (err == -EAGAIN && !qp->ibqp.srq)
+		goto drop;
 	if (err) {
 		sroce_ud_recv_fail(qp, IB_WC_LOC_PROT_ERR);
 		goto out;

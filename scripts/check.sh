@@ -367,6 +367,11 @@ guest_steps() {
 	gstep faults-rxe -n 2 -t 600 -f "$out/rc-verify" \
 		"$tests/faults.sh" pair sroce rxe quick
 	gstep teardown -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1
+	# On-demand paging: verified RC traffic while the buffers keep
+	# leaving the page tables, sroce on both sides and against rdma_rxe
+	# (which pins its side).
+	gstep odp -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce sroce
+	gstep odp-rxe -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce rxe
 }
 
 # dkms_job NAME: make deb's package installed with apt on a fresh bookworm

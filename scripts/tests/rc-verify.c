@@ -33,12 +33,20 @@
  *   -r RETRY    retry_cnt (default 7)
  *   -T SECS     give up when nothing progresses for SECS (default 120;
  *               both sides)
+ *   -o MS       on-demand paging: both sides register their buffer with
+ *               IBV_ACCESS_ON_DEMAND where the device offers it for RC
+ *               (a pinned MR otherwise), in a shared memfd mapping, and
+ *               every MS milliseconds (0: never) a thread drops it from
+ *               the page tables (MADV_DONTNEED keeps a shared mapping's
+ *               data), so that the device's page mappings are
+ *               invalidated while the operations run
  *
  * Prints the counts of each operation and every mismatch (first bad
  * offset, expected and found byte). Exit status: 0 all verified, 1 an
  * error completion, a fatal event or the peer lost, 2 usage or setup, 3 a
  * stall, 4 a data mismatch.
  */
+#define _GNU_SOURCE		/* memfd_create() */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +54,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -85,6 +94,7 @@ struct cfg {
 	uint32_t magic, nqp, win, maxsz;
 	uint64_t nops, seed;
 	uint32_t duration, timeout, retry, stall;
+	uint32_t odp, odp_drop_ms;
 };
 
 struct info {
@@ -137,6 +147,9 @@ static struct info me, peer;
 static uint64_t count[OP_NUM], bytes, mismatches, peer_mismatches, cq_events;
 static const char *role;
 static int flowing;
+static uint64_t odp_drops;
+static int odp_stop, odp_dropping;
+static pthread_t odp_thread;
 static double t_start, t_progress;
 
 static void die(int code, const char *fmt, ...)
@@ -406,6 +419,55 @@ static void setup_device(const char *name)
 	fcntl(chan->fd, F_SETFL, fl | O_NONBLOCK);
 }
 
+/* -o: take the buffer's pages from the page tables, over and over. */
+static void *odp_dropper(void *arg)
+{
+	while (!__atomic_load_n(&odp_stop, __ATOMIC_ACQUIRE)) {
+		usleep(cfg.odp_drop_ms * 1000);
+		if (madvise(buf, buf_size, MADV_DONTNEED))
+			die(2, "madvise: %s", strerror(errno));
+		__atomic_add_fetch(&odp_drops, 1, __ATOMIC_RELAXED);
+	}
+	return arg;
+}
+
+/* Does the device page RC traffic's memory on demand, every operation? */
+static int odp_offered(void)
+{
+	const uint32_t rc = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
+			    IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
+			    IBV_ODP_SUPPORT_ATOMIC;
+	struct ibv_device_attr_ex a;
+
+	if (ibv_query_device_ex(ctx, NULL, &a))
+		die(2, "ibv_query_device_ex: %s", strerror(errno));
+	return (a.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
+	       (a.odp_caps.per_transport_caps.rc_odp_caps & rc) == rc;
+}
+
+/* The buffer: anonymous, or for -o a shared memfd mapping. */
+static void setup_buffer(void)
+{
+	int fd = -1;
+
+	if (cfg.odp) {
+		fd = memfd_create("rc-verify", 0);
+		if (fd < 0 || ftruncate(fd, buf_size))
+			die(2, "memfd %zu: %s", buf_size, strerror(errno));
+	}
+	buf = mmap(NULL, buf_size, PROT_READ | PROT_WRITE,
+		   cfg.odp ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS, fd, 0);
+	if (buf == MAP_FAILED)
+		die(2, "mmap %zu: %s", buf_size, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	if (cfg.odp && cfg.odp_drop_ms) {
+		if (pthread_create(&odp_thread, NULL, odp_dropper, NULL))
+			die(2, "pthread_create failed");
+		odp_dropping = 1;
+	}
+}
+
 static void setup_resources(void)
 {
 	int access = IBV_ACCESS_LOCAL_WRITE;
@@ -413,13 +475,15 @@ static void setup_resources(void)
 
 	slot_size = ((size_t)cfg.maxsz + 2 * GUARD + 4095) & ~4095ul;
 	buf_size = slot_size * cfg.win * cfg.nqp;
-	buf = mmap(NULL, buf_size, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (buf == MAP_FAILED)
-		die(2, "mmap %zu: %s", buf_size, strerror(errno));
+	setup_buffer();
 	if (is_server)
 		access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
 			  IBV_ACCESS_REMOTE_ATOMIC;
+	if (cfg.odp && odp_offered())
+		access |= IBV_ACCESS_ON_DEMAND;
+	else if (cfg.odp)
+		printf("# %s: the device offers no RC on-demand paging: a pinned MR here\n",
+		       role);
 	mr = ibv_reg_mr(pd, buf, buf_size, access);
 	if (!mr)
 		die(2, "ibv_reg_mr %zu: %s", buf_size, strerror(errno));
@@ -865,6 +929,10 @@ static void report(void)
 	printf("; %llu bytes in %.1f s; %llu mismatch(es) here, %llu at the peer\n",
 	       (unsigned long long)bytes, t, (unsigned long long)mismatches,
 	       (unsigned long long)peer_mismatches);
+	if (cfg.odp)
+		printf("# %s: on-demand paging, buffer dropped from the page tables %llu times\n",
+		       role, (unsigned long long)__atomic_load_n(&odp_drops,
+							     __ATOMIC_RELAXED));
 	fflush(stdout);
 }
 
@@ -970,6 +1038,10 @@ static void teardown(void)
 	    ibv_destroy_comp_channel(chan) || ibv_dealloc_pd(pd) ||
 	    ibv_close_device(ctx))
 		die(1, "teardown: %s", strerror(errno));
+	if (odp_dropping) {
+		__atomic_store_n(&odp_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(odp_thread, NULL);
+	}
 	munmap(buf, buf_size);
 }
 
@@ -977,7 +1049,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: rc-verify [-q NQP] [-n OPS] [-D SECS] [-m MAXSZ] [-w WINDOW] [-s SEED]\n"
-		"                 [-t TIMEOUT] [-r RETRY] [-T STALL_S]\n"
+		"                 [-t TIMEOUT] [-r RETRY] [-T STALL_S] [-o DROP_MS]\n"
 		"                 server DEV GID_INDEX PORT | client DEV GID_INDEX PORT SERVER_IP\n");
 	exit(2);
 }
@@ -987,7 +1059,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	int c, one = 1, i;
 
-	while ((c = getopt(argc, argv, "q:n:D:m:w:s:t:r:T:h")) != -1) {
+	while ((c = getopt(argc, argv, "q:n:D:m:w:s:t:r:T:o:h")) != -1) {
 		switch (c) {
 		case 'q': cfg.nqp = strtoul(optarg, NULL, 0); break;
 		case 'n': cfg.nops = strtoull(optarg, NULL, 0); break;
@@ -998,6 +1070,10 @@ int main(int argc, char **argv)
 		case 't': cfg.timeout = strtoul(optarg, NULL, 0); break;
 		case 'r': cfg.retry = strtoul(optarg, NULL, 0); break;
 		case 'T': cfg.stall = strtoul(optarg, NULL, 0); break;
+		case 'o':
+			cfg.odp = 1;
+			cfg.odp_drop_ms = strtoul(optarg, NULL, 0);
+			break;
 		default: usage();
 		}
 	}
@@ -1063,10 +1139,11 @@ int main(int argc, char **argv)
 	/* Both sides at RTR/RTS before the first READY. */
 	xfer(&one, sizeof(one), 1);
 	xfer(&c, sizeof(c), 0);
-	printf("# %s: %u QPs, window %u, up to %u B, %llu ops per QP%s, seed %llu, timeout %u, retry %u\n",
+	printf("# %s: %u QPs, window %u, up to %u B, %llu ops per QP%s, seed %llu, timeout %u, retry %u%s\n",
 	       role, cfg.nqp, cfg.win, cfg.maxsz,
 	       (unsigned long long)cfg.nops, cfg.duration ? " (or until -D)" : "",
-	       (unsigned long long)cfg.seed, cfg.timeout, cfg.retry);
+	       (unsigned long long)cfg.seed, cfg.timeout, cfg.retry,
+	       cfg.odp ? ", on-demand paging" : "");
 	run();
 	report();
 	teardown();
