@@ -253,7 +253,7 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # run MODE: one K:1 run in MODE (on, off, timely or drop).
 run() {
 	local mode=$1 tag=netns-$1 en=0 algo=0 i d dev spids=() cpids=() sampler rx_gid line rc
-	local cnp0 handled0 cnp handled bad=0
+	local cnp0 handled0 cnp handled bad=0 spaced
 	[ "$mode" = on ] && en=255
 	[ "$mode" = timely ] && algo=1
 	# cc_algo is taken by QPs that connect after it is set.
@@ -331,10 +331,23 @@ run() {
 	[ -n "$jain_min" ] &&
 		cc_check "$tag: Jain's index at least $jain_min ($(kv jain "$line"))" \
 			ge "$(kv jain "$line")" "$jain_min"
-	model_checks "$tag" "$line"
+	# The model's joins come gap seconds apart. The clients' connection
+	# setups, seconds long on the busy guest, can bunch several joins,
+	# each at line rate; such a bunch may overflow the port before the
+	# first CNPs and leaves a longer queue behind: the model then says
+	# nothing of the run (seen in about one run in five, 2026-12-05: up
+	# to five joins within 0.4 s, 66 and 251 overflow drops, a mean
+	# queue 5.4 KB above the model's).
+	spaced=$(awk -v j="$(kv join_gap_min "$line")" -v g="$gap" 'BEGIN { print (j >= g / 2) }')
+	[ "$spaced" = 1 ] ||
+		echo "# $tag: joins bunched ($(kv join_gap_min "$line") s apart at the closest): the model's checks and the overflow drops (not asserted)"
+	model_checks "$tag" "$line" "$spaced"
 	cc_check "$tag: mean queue below RED's max, 10000 B ($(kv backlog_mean "$line"))" \
 		ge 10000 "$(kv backlog_mean "$line")"
-	cc_check "$tag: no overflow drop ($(kv pdrop "$line"))" test "$(kv pdrop "$line")" -eq 0
+	cc_check "$tag: no overflow drop once all have joined ($(kv pdrop_win "$line"))" \
+		test "$(kv pdrop_win "$line")" -eq 0
+	spaced_check "$spaced" "$tag: no overflow drop ($(kv pdrop "$line"))" \
+		test "$(kv pdrop "$line")" -eq 0
 }
 
 # The reference model's figures for this testbed with its preset, DCQCN
@@ -344,10 +357,24 @@ run() {
 declare -A MODEL=([2]="0.983 0.9986 1512" [4]="0.967 0.9950 2173"
 	[8]="0.957 0.9952 2792" [16]="0.947 0.9977 3561")
 
-# model_checks TAG LINE: a DCQCN run against the model, for the K it has
-# figures for and the default network only.
+# spaced_check SPACED DESC CMD...: a check of the model's, asserted when
+# the joins came as the model's do (SPACED 1), shown otherwise.
+spaced_check() {
+	local spaced=$1 desc=$2
+	shift 2
+	if [ "$spaced" = 1 ]; then
+		cc_check "$desc" "$@"
+	elif "$@" >/dev/null 2>&1; then
+		echo "# (not asserted, joins bunched): $desc: yes"
+	else
+		echo "# (not asserted, joins bunched): $desc: NO"
+	fi
+}
+
+# model_checks TAG LINE SPACED: a DCQCN run against the model, for the K
+# it has figures for and the default network only.
 model_checks() {
-	local tag=$1 line=$2 m_util m_jain m_queue
+	local tag=$1 line=$2 spaced=$3 m_util m_jain m_queue
 	[ -n "${MODEL[$k]:-}" ] && [ "$rate $mtu $gap $leave ${RED[*]}" = \
 		"64 1500 1 0 min 3000 max 10000 avpkt 1100 burst 3 probability 0.2 limit 400000" ] ||
 		return 0
@@ -355,16 +382,16 @@ model_checks() {
 	# The model's utilisation less 0.12: the guest's senders lose sending
 	# time the model does not have (a pacer's timer later than its 4 ms
 	# catch-up, a vCPU not run). Measured 2026-12-04: 0.05 to 0.10 below.
-	cc_check "$tag: utilisation within 0.12 of the model's $m_util ($(kv util "$line"))" \
+	spaced_check "$spaced" "$tag: utilisation within 0.12 of the model's $m_util ($(kv util "$line"))" \
 		ge "$(kv util "$line")" "$(awk -v m="$m_util" 'BEGIN { print m - 0.12 }')"
 	# Jain's index less 0.03: a second's scheduling noise in a flow's
 	# mean over the 20-40 s window. Measured: 0.001 to 0.005 below.
-	cc_check "$tag: Jain's index within 0.03 of the model's $m_jain ($(kv jain "$line"))" \
+	spaced_check "$spaced" "$tag: Jain's index within 0.03 of the model's $m_jain ($(kv jain "$line"))" \
 		ge "$(kv jain "$line")" "$(awk -v m="$m_jain" 'BEGIN { print m - 0.03 }')"
 	# The mean queue at most the model's plus 5000 B, half of RED's max:
 	# the same stalls make bursts the model's smooth senders do not.
 	# Measured: 0 to 4.2 KB above, once 8.7 KB (K 16, failing it).
-	cc_check "$tag: mean queue within 5000 B of the model's $m_queue B ($(kv backlog_mean "$line"))" \
+	spaced_check "$spaced" "$tag: mean queue within 5000 B of the model's $m_queue B ($(kv backlog_mean "$line"))" \
 		ge $((m_queue + 5000)) "$(kv backlog_mean "$line")"
 }
 

@@ -18,8 +18,9 @@ key=value: per-flow rates (Mb/s), utilisation of the bottleneck (its sent
 bytes against its rate), Jain's index
 of the flows' mean rates, the lowest Jain's index over 1 s slices of the
 window and the time from the last start after which it stays at least
-0.95 (conv_s), the mean and 99th percentile backlog, and the marks and
-drops over the whole run.
+0.95 (conv_s), the mean and 99th percentile backlog, the marks and
+drops over the whole run, the drops in the window (pdrop_win) and the
+shortest time between two flows' starts (join_gap_min).
 """
 
 import json
@@ -136,6 +137,10 @@ def judge(csv, k, window_s):
     def total(name):
         return int(rows[-1][col[name]] - rows[0][col[name]])
 
+    # The joins as they came: how close the two closest were.
+    order = sorted(starts)
+    join_gap = min((b - a for a, b in zip(order, order[1:])), default=0.0)
+
     print(" ".join([
         f"k={k}",
         "rates_mbps=" + ",".join(f"{x:.2f}" for x in rates),
@@ -149,6 +154,8 @@ def judge(csv, k, window_s):
         f"marked={total('marked')}",
         f"early={total('early')}",
         f"pdrop={total('pdrop')}",
+        f"pdrop_win={int(rows[j1][col['pdrop']] - rows[j0][col['pdrop']])}",
+        f"join_gap_min={join_gap:.1f}",
         "starts_s=" + ",".join(f"{s - t[0]:.1f}" for s in starts),
     ]))
 
