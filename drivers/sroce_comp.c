@@ -485,6 +485,27 @@ static enum ib_wc_status sroce_comp_copy_status(int err)
 	return err == -EFAULT ? IB_WC_LOC_PROT_ERR : IB_WC_LOC_LEN_ERR;
 }
 
+/*
+ * A READ response or ATOMIC ACK at @psn met a page of the local buffer's
+ * ODP MR being faulted in: dropped, and asked for again at once (the
+ * READ or ATOMIC is sent again once the requester finds the page mapped,
+ * sroce_req_dest_waits(); the responder answers it from the request it
+ * kept). Waiting for the timeout instead, a response that comes later
+ * than the buffer's pages stay mapped (a READ queued behind a long stream
+ * while the process keeps changing its mappings) would be lost every
+ * time, until retry_cnt ran out. Not a loss either: no retry is spent,
+ * and a second ask for the same PSN is not taken for the first reported
+ * twice (sroce_comp_retry()). Caller holds req.lock.
+ */
+static void sroce_comp_odp_reask(struct sroce_qp *qp, u32 psn,
+				 struct sroce_comp_out *out)
+{
+	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
+			  SROCE_CNT_COMP_DROPPED);
+	qp->req.nak_valid = false;
+	sroce_comp_retry(qp, psn, false, out);
+}
+
 /* A READ RESPONSE packet. Caller holds req.lock. */
 static void sroce_comp_read_resp(struct sroce_qp *qp,
 				 const struct sroce_pkt *pkt,
@@ -534,19 +555,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 	if (pkt->paylen) {
 		err = sroce_comp_scatter(qp, wqe, sroce_pkt_payload(pkt),
 					 pkt->paylen);
-		/*
-		 * An ODP page is being faulted in: drop it, as if lost. The
-		 * next response's gap asks for it again, even if an earlier
-		 * gap asked for this PSN already (sroce_comp_retry() ignores
-		 * a second ask for one PSN as the same loss reported twice):
-		 * this is a new loss, and the READ sent again waits for the
-		 * page (sroce_req_dest_waits()). A stream longer than the
-		 * time between invalidations still makes progress.
-		 */
 		if (err == -EAGAIN) {
-			sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
-					  SROCE_CNT_COMP_DROPPED);
-			req->nak_valid = false;
+			sroce_comp_odp_reask(qp, pkt->psn, out);
 			return;
 		}
 		if (err) {
@@ -602,13 +612,8 @@ static void sroce_comp_atomic_ack(struct sroce_qp *qp,
 	sroce_sge_cursor_init(&c, wqe->sge, wqe->num_sge);
 	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd, &c, &orig,
 			     sizeof(orig), IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
-	/*
-	 * An ODP page is being faulted in: drop the ACK; the ATOMIC is sent
-	 * again and answered from the responder's replay ring.
-	 */
 	if (err == -EAGAIN) {
-		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
-				  SROCE_CNT_COMP_DROPPED);
+		sroce_comp_odp_reask(qp, pkt->psn, out);
 		return;
 	}
 	if (err) {
