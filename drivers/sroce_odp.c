@@ -15,11 +15,11 @@
  * (after which the mm may free the page). A page that is not mapped
  * fails the access with -EAGAIN and queues the MR's fault work, which
  * maps the range (and up to SROCE_ODP_PREFETCH bytes behind it) in process
- * context with hmm_range_fault(). The callers retry: the responder
- * answers a SEND or WRITE with an RNR NAK, as a RoCE NIC does on a
- * responder page fault, and drops a READ or atomic request for the
- * requester to send again; the requester looks again a tick later; the
- * completer drops the response and asks again.
+ * context with hmm_range_fault(). The callers retry: the responder keeps
+ * the request and runs it again a tick later, sending no NAK (UC loses
+ * the message); the requester looks again a tick later, also before a
+ * READ or atomic whose local buffer is missing; the completer drops the
+ * response and asks for it again at once.
  *
  * Implicit ODP (the whole address space as one MR) is not offered.
  */
