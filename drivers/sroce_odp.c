@@ -336,6 +336,9 @@ int sroce_odp_advise_mr(struct ib_pd *pd,
 			err = sroce_odp_map(mr->odp,
 					    sroce_odp_uva(mr, sge->addr),
 					    sge->length, write, fault);
+		if (!err && fault && sge->length)
+			sroce_counter_inc(&sdev->counters,
+					  SROCE_CNT_ODP_FAULTS);
 		sroce_mr_put(mr);
 	}
 	return err;

@@ -53,9 +53,10 @@
 # (module-trixie, scripts/module-for.sh), KUnit on 6.12's source
 # (kunit-6.12), the smoke test, the RC pair and rdma_cm against sroce and
 # against 6.12's rdma_rxe in trixie guests (smoke-6.12, rc-sroce-6.12,
-# rc-rxe-6.12, cm-sroce-6.12, cm-rxe-6.12), RDMA FLUSH through rdma-core
-# 56 between sroce and 6.12's rdma_rxe (flush-6.12), 6.1's sroce against 6.12's, a
-# bookworm guest facing a trixie one (interop-6.1-6.12), and the sroce-dkms
+# rc-rxe-6.12, cm-sroce-6.12, cm-rxe-6.12), on-demand paging between sroce
+# guests (odp-6.12), RDMA FLUSH through rdma-core 56 between sroce and
+# 6.12's rdma_rxe (flush-6.12), 6.1's sroce against 6.12's, a bookworm
+# guest facing a trixie one (interop-6.1-6.12), and the sroce-dkms
 # package installed with apt on a fresh guest of each release, the smoke
 # test then running between the two DKMS-built modules (dkms).
 # scripts/check.sh --all (make check-all) runs make check and all of these
@@ -73,7 +74,7 @@ DEBUG_SUBSET=(smoke rc-sroce cm-sroce fuzz peer teardown)
 # kernel build is 16 minutes cold), the package test (7 minutes) and
 # cm-sroce-6.12 (cm-rxe-6.12 runs sroce's rdma_cm on 6.12 too), which
 # would take a cold make check past 75 minutes (Documentation/testing.rst).
-TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 flush-6.12 interop-6.1-6.12)
+TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 odp-6.12 flush-6.12 interop-6.1-6.12)
 
 mode=check
 case ${1:-} in
@@ -431,6 +432,9 @@ trixie_steps() {
 	gstep rc-rxe-6.12 -n 2 -t 900 "$tests/rc.sh" pair sroce rxe $sweep capture
 	gstep cm-sroce-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce sroce ipv6 $one
 	gstep cm-rxe-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
+	# On-demand paging on 6.12's ib_umem_odp and hmm (6.12's rdma_rxe
+	# has none).
+	gstep odp-6.12 -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce sroce
 	# RDMA FLUSH, refused by sroce, through rdma-core 56 (the program is
 	# built against it) between sroce and 6.12's rdma_rxe, which has it.
 	wanted flush-6.12 && step flush-test-6.12 "$SROCE_TOP/scripts/test-prog-build.sh" \
@@ -450,6 +454,7 @@ if [ "$mode" = debug ]; then
 	step test-progs build_test_progs
 	debug_steps "$@"
 elif [ "$mode" = trixie ]; then
+	step test-progs build_test_progs
 	trixie_steps "$@"
 else
 	step module build_module

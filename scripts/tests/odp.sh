@@ -14,10 +14,13 @@
 # - rc-verify -o 0 (ODP MRs: each page faulted in when the traffic first
 #   meets it) and -o 50 (the buffers dropped from the page tables every
 #   50 ms, 300 ms on the debug kernel, so that invalidations race the
-#   traffic), each guest server in turn: every byte of SEND, WRITE, WRITE
-#   with immediate, READ, fetch-and-add and compare-and-swap verified, no
-#   error completion; on an sroce guest odp_faults grew, with drops
-#   odp_invalidations too, and odp_fault_errors did not;
+#   traffic), and rc-verify -o 0 -P (each side prefetches its whole
+#   buffer with the advise_mr verb first; a wrong lkey must fail), each
+#   guest server in turn: every byte of SEND, WRITE, WRITE with
+#   immediate, READ, fetch-and-add and compare-and-swap verified, no error
+#   completion; on an sroce guest odp_faults grew, with drops
+#   odp_invalidations too, odp_fault_errors did not, and after a prefetch
+#   odp_misses did not either;
 # - perftest's ib_write_bw, ib_read_bw and ib_send_bw --odp between two
 #   sroce guests.
 
@@ -55,13 +58,15 @@ if [ "$mytype" = sroce ]; then
 	done
 fi
 
-# one_run SERVER DROP_MS: rc-verify -o DROP_MS; both guests call it.
+# one_run SERVER DROP_MS [-P]: rc-verify -o DROP_MS [-P]; both guests
+# call it.
 one_run() {
-	local server=$1 drop=$2 log=/job/odp-$port rc spid f0 i0 e0 f i e
-	local desc="rc-verify -o $drop (${types[$server]} server, ${types[1 - server]} client)"
+	local server=$1 drop=$2 pf=$3 log=/job/odp-$port rc spid f0 i0 e0 m0 f i e m
+	local desc="rc-verify -o $drop${pf:+ $pf} (${types[$server]} server, ${types[1 - server]} client)"
 	f0=$(counter odp_faults)
 	i0=$(counter odp_invalidations)
 	e0=$(counter odp_fault_errors)
+	m0=$(counter odp_misses)
 	barrier "odp-$port-setup"
 	if [ "$GUEST_ID" = "$server" ]; then
 		timeout 300 $prog server "$dev" "$gid" $port >"$log.server" 2>&1 &
@@ -74,7 +79,7 @@ one_run() {
 		sed 's/^/#   /' "$log.server"
 		check "$desc, server exit $rc" test $rc -eq 0
 	else
-		timeout 300 $prog -o "$drop" -q 8 -w 4 -m 262144 -n 32 -s $port -T 60 \
+		timeout 300 $prog -o "$drop" ${pf:+"$pf"} -q 8 -w 4 -m 262144 -n 32 -s $port -T 60 \
 			client "$dev" "$gid" $port "$PEER_IP4" >"$log.client" 2>&1
 		rc=$?
 		sed 's/^/#   /' "$log.client"
@@ -84,8 +89,13 @@ one_run() {
 		f=$(($(counter odp_faults) - f0))
 		i=$(($(counter odp_invalidations) - i0))
 		e=$(($(counter odp_fault_errors) - e0))
-		check "$desc: $dev faulted pages in (odp_faults +$f, odp_misses $(counter odp_misses))" \
+		m=$(($(counter odp_misses) - m0))
+		check "$desc: $dev faulted pages in (odp_faults +$f, odp_misses +$m)" \
 			test "$f" -gt 0
+		# Prefetched whole and never dropped: no access may miss.
+		[ -z "$pf" ] ||
+			check "$desc: prefetched, no access missed (odp_misses +$m)" \
+				test "$m" -eq 0
 		[ "$drop" = 0 ] ||
 			check "$desc: $dev's mappings were invalidated (odp_invalidations +$i)" \
 				test "$i" -gt 0
@@ -103,6 +113,7 @@ for server in 0 1; do
 	for drop in 0 $((${TIME_FACTOR:-1} > 1 ? 300 : 50)); do
 		one_run "$server" "$drop"
 	done
+	one_run "$server" 0 -P
 done
 
 if [ "$mytype" = sroce ] && [ "${types[0]}" = "${types[1]}" ]; then
