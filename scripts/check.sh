@@ -370,9 +370,12 @@ guest_steps() {
 	gstep teardown -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1
 	# On-demand paging: verified RC traffic while the buffers keep
 	# leaving the page tables, sroce on both sides and against rdma_rxe
-	# (which pins its side).
+	# (which pins its side); and the teardowns that end ODP MRs with
+	# faults and invalidations in flight.
 	gstep odp -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce sroce
 	gstep odp-rxe -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce rxe
+	gstep teardown-odp -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1 odp \
+		kill-client kill-server link-del rmmod
 }
 
 # dkms_job NAME: make deb's package installed with apt on a fresh bookworm

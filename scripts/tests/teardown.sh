@@ -25,6 +25,10 @@
 #                 server holds the device, the server is killed and rmmod
 #                 must then succeed; sroce is loaded again after
 #
+# With the option odp, both sides' buffers are on-demand-paging MRs that a
+# thread drops from the page tables every 50 ms (rc-verify -o 50), so that
+# each action meets page faults and mmu notifier invalidations in flight.
+#
 # Each action, and each process it ends, must finish within 30 s; a hang
 # prints the blocked task's kernel stack and the sysrq-w dump, and fails.
 # The side not acted on must see an error and exit (not hang, nor stall:
@@ -36,10 +40,11 @@
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
-rounds=1 actions=()
+rounds=1 actions=() odp=""
 for opt in "$@"; do
 	case $opt in
 	[0-9]*) rounds=$opt ;;
+	odp) odp="-o 50" ;;
 	kill-client|kill-server|link-del|flap|netdev-del|vlan-del|rmmod) actions+=("$opt") ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
@@ -48,7 +53,7 @@ done
 prog=/job/rc-verify
 [ -x $prog ] || bail "no $prog: pass -f .../rc-verify to vm-run.sh"
 BOUND=30
-STREAM="-q 8 -w 4 -m 65536 -n 0 -T $BOUND -t 17 -s $((RANDOM * 32768 + RANDOM))"
+STREAM="-q 8 -w 4 -m 65536 -n 0 -T $BOUND -t 17 -s $((RANDOM * 32768 + RANDOM)) $odp"
 port=19500
 
 link_up sroce sroce0
