@@ -267,9 +267,17 @@ static void sroce_init_attr(struct sroce_dev *sdev)
 	/* Memory windows share the MR key table and its limit. */
 	attr->max_mw = SROCE_MAX_MR;
 	attr->max_fast_reg_page_list_len = SROCE_MAX_FAST_REG_PAGES;
+	/*
+	 * What applications test before they rely on it (rdma-core's
+	 * test_resize_srq skips without SRQ_RESIZE): all of it implemented.
+	 */
 	attr->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS |
 				  IB_DEVICE_MEM_WINDOW |
-				  IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				  IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				  IB_DEVICE_SRQ_RESIZE |
+				  IB_DEVICE_RC_RNR_NAK_GEN |
+				  IB_DEVICE_PORT_ACTIVE_EVENT |
+				  IB_DEVICE_SYS_IMAGE_GUID;
 	/*
 	 * As rdma_rxe reports it (6.2 on): in device_cap_flags_ex of
 	 * ibv_query_device_ex(), on 64-bit kernels, which have the 8-byte

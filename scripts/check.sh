@@ -54,9 +54,11 @@
 # (kunit-6.12), the smoke test, the RC pair and rdma_cm against sroce and
 # against 6.12's rdma_rxe in trixie guests (smoke-6.12, rc-sroce-6.12,
 # rc-rxe-6.12, cm-sroce-6.12, cm-rxe-6.12), on-demand paging between sroce
-# guests (odp-6.12), RDMA FLUSH through rdma-core 56 between sroce and
-# 6.12's rdma_rxe (flush-6.12), 6.1's sroce against 6.12's, a bookworm
-# guest facing a trixie one (interop-6.1-6.12), and the sroce-dkms
+# guests (odp-6.12), rdma-core 56's own pyverbs test suite on sroce
+# (rdma-core-6.12, scripts/rdma-core-tests.sh fetches it), RDMA FLUSH
+# through rdma-core 56 between sroce and 6.12's rdma_rxe (flush-6.12),
+# 6.1's sroce against 6.12's, a bookworm guest facing a trixie one
+# (interop-6.1-6.12), and the sroce-dkms
 # package installed with apt on a fresh guest of each release, the smoke
 # test then running between the two DKMS-built modules (dkms).
 # scripts/check.sh --all (make check-all) runs make check and all of these
@@ -74,7 +76,8 @@ DEBUG_SUBSET=(smoke rc-sroce cm-sroce fuzz peer teardown)
 # kernel build is 16 minutes cold), the package test (7 minutes) and
 # cm-sroce-6.12 (cm-rxe-6.12 runs sroce's rdma_cm on 6.12 too), which
 # would take a cold make check past 75 minutes (Documentation/testing.rst).
-TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 odp-6.12 flush-6.12 interop-6.1-6.12)
+TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 odp-6.12 rdma-core-6.12 flush-6.12
+	interop-6.1-6.12)
 
 mode=check
 case ${1:-} in
@@ -438,6 +441,12 @@ trixie_steps() {
 	# On-demand paging on 6.12's ib_umem_odp and hmm (6.12's rdma_rxe
 	# has none).
 	gstep odp-6.12 -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce sroce
+	# rdma-core 56's own test suite (pyverbs) on an sroce device.
+	wanted rdma-core-6.12 && step rdma-core-tests \
+		"$SROCE_TOP/scripts/rdma-core-tests.sh" "$out/rdma-core-tests"
+	gstep rdma-core-6.12 -n 1 -t 600 -f "$out/rdma-core-tests/rdma-core-tests.tar.gz" \
+		-f "$out/rdma-core-tests/python3-pyverbs.deb" -f "$tests/rdma-core-run.py" \
+		"$tests/rdma-core.sh" sroce
 	# RDMA FLUSH, refused by sroce, through rdma-core 56 (the program is
 	# built against it) between sroce and 6.12's rdma_rxe, which has it.
 	wanted flush-6.12 && step flush-test-6.12 "$SROCE_TOP/scripts/test-prog-build.sh" \
