@@ -162,11 +162,11 @@ static const struct sroce_cc_param_desc sroce_cc_param_table[] = {
 	 * measured round trips say it should (RFC 6298's RTO, below the
 	 * QP's timeout attribute) resends a probe then, spending no retry
 	 * (sroce_req_rto.h); 0: only the QP's timeout resends. Taken by a
-	 * QP at RTS. Off by default: toward a slow READ responder (a debug
-	 * kernel under TCG) 1 MiB READs still end in retry exceeded more
-	 * often with it (Documentation/sroce.rst, the early retransmit).
+	 * QP at RTS. On by default since the whole timeout stretches toward
+	 * the measured round trip (Documentation/sroce.rst, the early
+	 * retransmit).
 	 */
-	SROCE_CC_PARAM(tx_rtt_retransmit, 0, 1, 0),
+	SROCE_CC_PARAM(tx_rtt_retransmit, 0, 1, 1),
 	/*
 	 * [SROCE] Congestion control of QPs that move to RTS from now on
 	 * (enum sroce_cc_algo): 0 DCQCN, as a ConnectX runs it; 1 TIMELY,

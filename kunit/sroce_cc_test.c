@@ -632,7 +632,7 @@ static const struct {
 	{ "roce_dscp", 0, 63, 0 },
 	{ "tx_trains", 0, 2, 1 },
 	{ "tx_adaptive_window", 0, 1, 1 },
-	{ "tx_rtt_retransmit", 0, 1, 0 },
+	{ "tx_rtt_retransmit", 0, 1, 1 },
 	{ "cc_algo", 0, 1, 0 },
 	{ "timely_t_low", 0, 131071, 50 },
 	{ "timely_t_high", 1, 131071, 1000 },

@@ -63,7 +63,7 @@ def main():
 
     tcp = val("tcp", "iperf3", "0")
     variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin",
-                "sroce-rtt": "sroce/rtt", "sroce-base": "sroce/base"}
+                "sroce-nortt": "sroce/nortt", "sroce-base": "sroce/base"}
     impls = [i for i in ("sroce", *variants, "rxe")
              if any(k[0] == i for k in units)]
     tests = sorted({(t, s) for (i, t, s) in units if i != "tcp"},

@@ -13,8 +13,8 @@
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
 # state); trains: sroce with send trains off too (sroce-notrain); window:
-# sroce with a fixed send window too (sroce-fixedwin); rto: sroce with
-# its early retransmit too (sroce-rtt); loss=P: netem drops P percent of
+# sroce with a fixed send window too (sroce-fixedwin); rto: sroce without
+# its early retransmit too (sroce-nortt); loss=P: netem drops P percent of
 # each guest's packets (TCP's too); base=KO: another build of sroce.ko
 # (the one before a change) runs too, as sroce-base, to measure a change;
 # cpus=N: N vCPUs per guest (1 or 2, default 1; with 2 the softirq and

@@ -19,8 +19,8 @@
 # the start-up, which a short run before it shows (TOOL_short). trains:
 # sroce also runs with send trains off (tx_trains 0), as sroce-notrain.
 # window: sroce also runs with a fixed send window (tx_adaptive_window 0),
-# as sroce-fixedwin. rto: sroce also runs with its early retransmit
-# (tx_rtt_retransmit 1, off by default), as sroce-rtt. loss=P: netem drops P percent of
+# as sroce-fixedwin. rto: sroce also runs without its early retransmit
+# (tx_rtt_retransmit 0), as sroce-nortt. loss=P: netem drops P percent of
 # the packets each guest sends, TCP's included, for the whole job. base:
 # /job/sroce-base.ko (scripts/bench.sh base=KO) runs too, as sroce-base.
 
@@ -35,7 +35,7 @@ for arg in "$@"; do
 	duration=[1-9]*) duration=${arg#duration=} ;;
 	trains) variants+=(sroce-notrain) ;;
 	window) variants+=(sroce-fixedwin) ;;
-	rto) variants+=(sroce-rtt) ;;
+	rto) variants+=(sroce-nortt) ;;
 	base) variants+=(sroce-base) ;;
 	loss=[0-9]*) loss=${arg#loss=} ;;
 	*) bail "unknown argument '$arg'" ;;
@@ -169,7 +169,7 @@ for round in $(seq "$rounds"); do
 		case $impl in
 		sroce-notrain) param=tx_trains ;;
 		sroce-fixedwin) param=tx_adaptive_window ;;
-		sroce-rtt) param=tx_rtt_retransmit value=1 ;;
+		sroce-nortt) param=tx_rtt_retransmit ;;
 		*) param= ;;
 		esac
 		if [ -n "$param" ]; then
