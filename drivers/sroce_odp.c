@@ -162,7 +162,8 @@ int sroce_odp_run(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
 
 /*
  * Map the user range [@start, @start + @len) of @odp, writable if @write;
- * only what is present already unless @fault. Process context:
+ * only what is present already unless @fault (counted in odp_faults, for
+ * the fault work and a prefetch alike). Process context:
  * hmm_range_fault() takes the owner's mmap lock and may sleep in the page
  * allocator or on I/O; no sroce lock is held.
  */
@@ -179,6 +180,8 @@ static int sroce_odp_map(struct sroce_odp *odp, u64 start, u64 len,
 	if (ret < 0)
 		return ret;
 	mutex_unlock(&odp->umem->umem_mutex);
+	if (fault)
+		sroce_counter_inc(&odp->sdev->counters, SROCE_CNT_ODP_FAULTS);
 	return 0;
 }
 
@@ -203,10 +206,8 @@ static void sroce_odp_fault_work(struct work_struct *work)
 		return;
 
 	err = sroce_odp_map(odp, start, end - start, write, true);
-	if (!err) {
-		sroce_counter_inc(&odp->sdev->counters, SROCE_CNT_ODP_FAULTS);
+	if (!err)
 		return;
-	}
 	sroce_counter_inc(&odp->sdev->counters, SROCE_CNT_ODP_FAULT_ERRORS);
 	/*
 	 * The range kept changing for a second (-EBUSY) or memory ran
@@ -336,9 +337,6 @@ int sroce_odp_advise_mr(struct ib_pd *pd,
 			err = sroce_odp_map(mr->odp,
 					    sroce_odp_uva(mr, sge->addr),
 					    sge->length, write, fault);
-		if (!err && fault && sge->length)
-			sroce_counter_inc(&sdev->counters,
-					  SROCE_CNT_ODP_FAULTS);
 		sroce_mr_put(mr);
 	}
 	return err;

@@ -65,7 +65,7 @@ if [ "$type" = sroce ]; then
 		'Create custom mr with additional access flags 258 is not supported'
 	)
 else
-	expected_skips+=('ODP is not supported' 'ODP .* is not supported')
+	expected_skips+=('ODP (.* )?is not supported')
 fi
 
 # expected REASON: the skip REASON is one of expected_skips.
