@@ -8,7 +8,7 @@
 # python3 and python3-matplotlib).
 #
 #   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
-#                    [base=KO] [cpus=N]
+#                    [base=KO] [cpus=N] [mtu=N]
 # quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
@@ -19,7 +19,9 @@
 # (the one before a change) runs too, as sroce-base, to measure a change;
 # cpus=N: N vCPUs per guest (1 or 2, default 1; with 2 the softirq and
 # the application can run apart, where per-CPU state pays, but two guests
-# of two vCPUs share the host's two cores).
+# of two vCPUs share the host's two cores); mtu=N: the link's MTU (1280 to
+# 9000, default 1500; RoCE's path MTU is then the largest IB MTU that fits,
+# 4096 from an MTU of 4200 up).
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail
@@ -32,10 +34,11 @@ rm -rf "$out"
 mkdir -p "$out"
 make -C "$SROCE_TOP" >&2 || die "build failed"
 # base=KO: another build of the module, run as sroce-base beside this one.
-files=(-f "$SROCE_TOP/sroce.ko") args=() vcpus=1
+files=(-f "$SROCE_TOP/sroce.ko") args=() vcpus=1 mtu=1500
 for arg in "$@"; do
 	case $arg in
 	cpus=*) vcpus=${arg#cpus=} ;;
+	mtu=*) mtu=${arg#mtu=} ;;
 	base=*)
 		[ -f "${arg#base=}" ] || die "no module ${arg#base=}"
 		cp "${arg#base=}" "$out/sroce-base.ko"
@@ -45,9 +48,10 @@ for arg in "$@"; do
 	*) args+=("$arg") ;;
 	esac
 done
-"$SROCE_TOP/scripts/vm-run.sh" -n 2 -c "$vcpus" -t 10800 -o "$out/run" "${files[@]}" \
+"$SROCE_TOP/scripts/vm-run.sh" -n 2 -c "$vcpus" -m "$mtu" -t 10800 -o "$out/run" "${files[@]}" \
 	"$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}"
 rc=$?
 /usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \
 	"$out/run/guest1/bench.csv" "$out" || rc=1
+echo "link MTU $mtu, $vcpus vCPU(s) per guest, arguments: ${args[*]}"
 exit $rc
