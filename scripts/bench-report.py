@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Merge the per-guest CSVs of scripts/tests/bench.sh into one table.
 
-Usage: bench-report.py SERVER.csv CLIENT.csv OUTDIR
+Usage: bench-report.py SERVER.csv CLIENT.csv OUTDIR [LINK_MTU]
 Writes OUTDIR/bench.csv and OUTDIR/bench.png and prints the table: the
-median of each figure over the rounds, and its range.
+median of each figure over the rounds, and its range. LINK_MTU (default
+1500) gives the RoCE path MTU the data packets were cut to, for the
+passive server's packets per CPU second.
 """
 import csv
 import math
@@ -28,9 +30,18 @@ def median(xs):
 # WRITEs, or that answers the READs) spends CPU on the transfer alone.
 PASSIVE_SERVER = ("ib_write_bw", "ib_read_bw")
 
+# RoCE's path MTU on a link: the largest IB MTU that fits with 80 bytes of
+# headers (IPv6, UDP, BTH, RETH, ICRC), as sroce and rdma_rxe pick it.
+IB_MTUS = (256, 512, 1024, 2048, 4096)
+
+
+def path_mtu(link_mtu):
+    return max(m for m in IB_MTUS if m <= max(link_mtu - 80, 256))
+
 
 def main():
     server, client, outdir = sys.argv[1], sys.argv[2], sys.argv[3]
+    pmtu = path_mtu(int(sys.argv[4]) if len(sys.argv) > 4 else 1500)
     cpu_server = {(r["round"], r["impl"], r["test"], r["size"]): float(r["cpu_s"])
                   for r in load(server)}
     vals, cpus, units = {}, {}, {}
@@ -61,6 +72,14 @@ def main():
         c = cpus.get((impl, test, size))
         return f"{median(c):.0f}" if c and test in PASSIVE_SERVER else ""
 
+    # Data packets (full path MTU ones; ACKs and requests not counted)
+    # the passive server handled per CPU second, in thousands.
+    def kpps_per_cpu(impl, test, size):
+        c = cpus.get((impl, test, size))
+        if not c or test not in PASSIVE_SERVER or median(c) <= 0:
+            return ""
+        return f"{1e9 / pmtu / median(c) / 1e3:.1f}"
+
     tcp = val("tcp", "iperf3", "0")
     variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin",
                 "sroce-nortt": "sroce/nortt", "sroce-base": "sroce/base"}
@@ -76,6 +95,7 @@ def main():
     hdr += ["sroce/rxe", "sroce/tcp"]
     hdr += [variants[i] for i in impls if i in variants]
     hdr += [f"{i}_srv_cpu_s_per_GB" for i in impls]
+    hdr += [f"{i}_srv_kpps_per_cpu" for i in impls]
     for test, size in tests:
         unit = next((units[(i, test, size)] for i in impls if (i, test, size) in units), "")
         s = val("sroce", test, size)
@@ -86,6 +106,7 @@ def main():
         row += [ratio(s, val("rxe", test, size)), ratio(s, tcp) if unit == "MB/s" else ""]
         row += [ratio(s, val(i, test, size)) for i in impls if i in variants]
         row += [cpu_per_gb(i, test, size) for i in impls]
+        row += [kpps_per_cpu(i, test, size) for i in impls]
         out.append(row)
 
     with open(f"{outdir}/bench.csv", "w", newline="") as f:
@@ -100,7 +121,8 @@ def main():
         print("  ".join(str(c).rjust(widths[i]) for i, c in enumerate(r)))
     print(f"medians over {rounds} alternating round(s) (latency: 3 runs a round); "
           "*_range: min-max; latency ratios: sroce time over the other's (lower is better); "
-          "srv_cpu: CPU seconds of the passive server guest per GB moved")
+          "srv_cpu: CPU seconds of the passive server guest per GB moved; "
+          f"srv_kpps_per_cpu: its {pmtu}-byte data packets per CPU second, thousands")
     print(f"TCP (iperf3) on the same link: {tcp} MB/s" if tcp else "TCP: no result")
 
     try:

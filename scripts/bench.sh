@@ -52,6 +52,6 @@ done
 	"$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}"
 rc=$?
 /usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \
-	"$out/run/guest1/bench.csv" "$out" || rc=1
+	"$out/run/guest1/bench.csv" "$out" "$mtu" || rc=1
 echo "link MTU $mtu, $vcpus vCPU(s) per guest, arguments: ${args[*]}"
 exit $rc
