@@ -30,6 +30,7 @@
 #include "sroce_pkt.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_recv.h"
 #include "sroce_req.h"
 #include "sroce_seg.h"
 
@@ -424,9 +425,9 @@ static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
 	return NULL;
 }
 
-/* Place @len bytes of response data at the WQE's progress. */
+/* Place the @len bytes in @skb at @off at the WQE's progress. */
 static int sroce_comp_scatter(struct sroce_qp *qp, struct sroce_swqe *wqe,
-			      const void *data, u32 len)
+			      const struct sk_buff *skb, u32 off, u32 len)
 {
 	struct sroce_req *req = &qp->req;
 	u32 index = qp->sq.queue.index;
@@ -453,9 +454,9 @@ static int sroce_comp_scatter(struct sroce_qp *qp, struct sroce_swqe *wqe,
 		req->rd_valid = true;
 	}
 	req->rd_bytes = wqe->prog.done_bytes + len;
-	return sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-			      &req->rd_cursor, (void *)data, len,
-			      IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	return sroce_sge_copy_skb(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				  &req->rd_cursor, skb, off, len,
+				  IB_ACCESS_LOCAL_WRITE);
 }
 
 /*
@@ -508,6 +509,7 @@ static void sroce_comp_odp_reask(struct sroce_qp *qp, u32 psn,
 
 /* A READ RESPONSE packet. Caller holds req.lock. */
 static void sroce_comp_read_resp(struct sroce_qp *qp,
+				 const struct sk_buff *skb,
 				 const struct sroce_pkt *pkt,
 				 struct sroce_comp_out *out)
 {
@@ -553,7 +555,8 @@ static void sroce_comp_read_resp(struct sroce_qp *qp,
 		sroce_comp_early_read_answered(qp, pkt);
 
 	if (pkt->paylen) {
-		err = sroce_comp_scatter(qp, wqe, sroce_pkt_payload(pkt),
+		err = sroce_comp_scatter(qp, wqe, skb,
+					 sroce_recv_payload_off(skb, pkt),
 					 pkt->paylen);
 		if (err == -EAGAIN) {
 			sroce_comp_odp_reask(qp, pkt->psn, out);
@@ -675,7 +678,7 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	}
 
 	if (flags & SROCE_OPF_READ)
-		sroce_comp_read_resp(qp, pkt, &out);
+		sroce_comp_read_resp(qp, skb, pkt, &out);
 	else if (flags & SROCE_OPF_ATOMIC)
 		sroce_comp_atomic_ack(qp, pkt, &out);
 	else if (flags & SROCE_OPF_ACK)

@@ -18,7 +18,8 @@
  * receiver set FECN/BECN) without invalidating the packet.
  *
  * The masked headers are copied to the stack (at most 60 bytes) and the rest
- * of the packet is fed to crc32_le() in place, so nothing is copied twice.
+ * of the packet is fed to crc32_le() in place, so nothing is copied twice;
+ * a received packet is read where it lies, fragments included.
  * IP options and IPv6 extension headers are refused: rdma_rxe and RoCE NICs
  * never send them, and rdma_rxe would compute a different ICRC over them.
  */
@@ -26,6 +27,7 @@
 #include <linux/errno.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 #include <linux/udp.h>
 #include <sroce/wire.h>
@@ -81,17 +83,17 @@ static unsigned int sroce_icrc_ip_hdr_len(const void *l3hdr, unsigned int len)
 }
 
 /*
- * The ICRC over the IP header of @hlen bytes and the UDP header at @l3hdr,
- * then the @len bytes at @bth (at least a BTH).
+ * The crc32_le() state after the masked IP header of @hlen bytes and UDP
+ * header at @l3hdr and the masked BTH at @bth: what the rest of the packet
+ * continues from.
  */
-static u32 sroce_icrc_crc(const void *l3hdr, unsigned int hlen,
-			  const void *bth, unsigned int len)
+static u32 sroce_icrc_masked_crc(const void *l3hdr, unsigned int hlen,
+				 const void *bth)
 {
 	u8 buf[SROCE_ICRC_MASKED_MAX] __aligned(4);
 	unsigned int n = hlen + sizeof(struct udphdr);
 	struct sroce_bth *mbth;
 	struct udphdr *udph;
-	u32 crc;
 
 	memcpy(buf, l3hdr, n);
 	memcpy(buf + n, bth, SROCE_BTH_BYTES);
@@ -117,10 +119,20 @@ static u32 sroce_icrc_crc(const void *l3hdr, unsigned int hlen,
 	mbth->qpn |= cpu_to_be32(SROCE_BTH_FECN | SROCE_BTH_BECN |
 				 SROCE_BTH_RESV6A_MASK);
 
-	crc = crc32_le(SROCE_ICRC_SEED, buf, n + SROCE_BTH_BYTES);
-	crc = crc32_le(crc, (const u8 *)bth + SROCE_BTH_BYTES,
-		       len - SROCE_BTH_BYTES);
-	return ~crc;
+	return crc32_le(SROCE_ICRC_SEED, buf, n + SROCE_BTH_BYTES);
+}
+
+/*
+ * The ICRC over the IP header of @hlen bytes and the UDP header at @l3hdr,
+ * then the @len bytes at @bth (at least a BTH).
+ */
+static u32 sroce_icrc_crc(const void *l3hdr, unsigned int hlen,
+			  const void *bth, unsigned int len)
+{
+	u32 crc = sroce_icrc_masked_crc(l3hdr, hlen, bth);
+
+	return ~crc32_le(crc, (const u8 *)bth + SROCE_BTH_BYTES,
+			 len - SROCE_BTH_BYTES);
 }
 
 /**
@@ -192,21 +204,40 @@ int sroce_icrc_append(void *l3hdr, unsigned int len)
 
 /**
  * sroce_icrc_check() - verify the ICRC at the end of a received packet
- * @l3hdr: as for sroce_icrc_compute()
- * @total_len: bytes from @l3hdr through the ICRC
+ * @skb: the packet, with its network header set, skb->data at the UDP
+ *	 header right after the IP header, the UDP and BTH headers in the
+ *	 linear part and skb->len the UDP length; the rest may lie in page
+ *	 fragments or a frag_list, and is read where it lies
  *
  * Return: true if the packet ends with its correct ICRC, false if it does
  * not or cannot be a RoCEv2 packet sroce supports.
  */
-bool sroce_icrc_check(const void *l3hdr, unsigned int total_len)
+bool sroce_icrc_check(const struct sk_buff *skb)
 {
-	unsigned int len;
-	u32 icrc;
+	const unsigned int off = sizeof(struct udphdr) + SROCE_BTH_BYTES;
+	const u8 *l3hdr = skb_network_header(skb);
+	struct skb_seq_state st;
+	unsigned int hlen, end, done, n;
+	const u8 *data, *icrc;
+	u8 wire[SROCE_ICRC_BYTES];
+	u32 crc;
 
-	if (total_len < SROCE_ICRC_BYTES)
+	hlen = sroce_icrc_ip_hdr_len(l3hdr, skb->data - l3hdr +
+					    skb_headlen(skb));
+	if (!hlen || skb->data != l3hdr + hlen || skb_headlen(skb) < off ||
+	    skb->len < off + SROCE_ICRC_BYTES)
 		return false;
-	len = total_len - SROCE_ICRC_BYTES;
-	if (sroce_icrc_compute(l3hdr, len, &icrc))
-		return false;
-	return icrc == get_unaligned_le32((const u8 *)l3hdr + len);
+
+	crc = sroce_icrc_masked_crc(l3hdr, hlen,
+				    skb->data + sizeof(struct udphdr));
+	end = skb->len - SROCE_ICRC_BYTES;
+	/* skb_seq_read() may hand out more than asked: stop at @end. */
+	skb_prepare_seq_read((struct sk_buff *)skb, off, end, &st);
+	for (done = 0; (n = skb_seq_read(done, &data, &st)) != 0; done += n) {
+		n = min(n, end - off - done);
+		crc = crc32_le(crc, data, n);
+	}
+
+	icrc = skb_header_pointer(skb, end, sizeof(wire), wire);
+	return icrc && ~crc == get_unaligned_le32(icrc);
 }

@@ -25,6 +25,7 @@
 #include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/scatterlist.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <rdma/ib_umem.h>
@@ -438,28 +439,38 @@ static void *sroce_mr_va(struct sroce_mr *mr, u64 iova, u32 *room,
 	}
 }
 
-/* Copy @len bytes between @buf and @mr at @iova; -EACCES on a hole. */
-static int sroce_mr_move(struct sroce_mr *mr, u64 iova, void *buf, u32 len,
+/*
+ * Copy @len bytes between @buf and @mr at @iova, or into @mr from @skb at
+ * @skb_off when @skb is set; -EACCES on a hole.
+ */
+static int sroce_mr_move(struct sroce_mr *mr, u64 iova, void *buf,
+			 const struct sk_buff *skb, u32 skb_off, u32 len,
 			 bool to_mr)
 {
-	while (len) {
+	u32 done = 0;
+	int err = 0;
+
+	while (done < len) {
 		struct page *page;
 		u32 room, n;
 		void *va;
 
-		va = sroce_mr_va(mr, iova, &room, &page);
+		va = sroce_mr_va(mr, iova + done, &room, &page);
 		if (!va)
 			return -EACCES;
-		n = min(len, room);
-		if (to_mr)
-			memcpy(va, buf, n);
+		n = min(len - done, room);
+		if (skb)
+			/* Cannot fail: the packet's lengths were checked. */
+			err = skb_copy_bits(skb, skb_off + done, va, n);
+		else if (to_mr)
+			memcpy(va, buf + done, n);
 		else
-			memcpy(buf, va, n);
+			memcpy(buf + done, va, n);
 		if (page)
 			kunmap_local(va);
-		buf += n;
-		iova += n;
-		len -= n;
+		if (err)
+			return -EACCES;
+		done += n;
 	}
 	return 0;
 }
@@ -476,7 +487,7 @@ static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
 	int err;
 
 	spin_lock_bh(&sroce_mr_atomic_lock);
-	err = sroce_mr_move(mr, iova, &val, sizeof(val), false);
+	err = sroce_mr_move(mr, iova, &val, NULL, 0, sizeof(val), false);
 	if (!err) {
 		op->orig = val;
 		if (op->kind == SROCE_MR_OP_FETCH_ADD)
@@ -484,7 +495,8 @@ static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
 		else if (val == op->compare)
 			val = op->swap_add;
 		if (val != op->orig)
-			err = sroce_mr_move(mr, iova, &val, sizeof(val), true);
+			err = sroce_mr_move(mr, iova, &val, NULL, 0, sizeof(val),
+					    true);
 	}
 	spin_unlock_bh(&sroce_mr_atomic_lock);
 	return err;
@@ -540,8 +552,8 @@ int sroce_mr_run_mapped(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
 		return 0;
 	case SROCE_MR_OP_TO:
 	case SROCE_MR_OP_FROM:
-		return sroce_mr_move(mr, iova, op->buf, op->len,
-				     op->kind == SROCE_MR_OP_TO);
+		return sroce_mr_move(mr, iova, op->buf, op->skb, op->skb_off,
+				     op->len, op->kind == SROCE_MR_OP_TO);
 	case SROCE_MR_OP_ATOMIC_WRITE:
 		return sroce_mr_atomic_write(mr, iova, op->swap_add);
 	default:
@@ -576,19 +588,19 @@ void sroce_sge_cursor_init(struct sroce_sge_cursor *c, const struct ib_sge *sge,
 	c->offset = 0;
 }
 
-int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
-		   struct sroce_sge_cursor *c, void *buf, u32 len, int access,
-		   enum sroce_copy_dir dir)
+/*
+ * Run @tmpl (TO, FROM or PROBE, its bytes at @tmpl->buf or in @tmpl->skb)
+ * over @len bytes of the SGE list at the cursor, SGE by SGE.
+ */
+static int sroce_sge_run(struct sroce_dev *sdev, struct ib_pd *pd,
+			 struct sroce_sge_cursor *c,
+			 const struct sroce_mr_op *tmpl, u32 len, int access)
 {
 	struct sroce_sge_cursor start = *c;
+	u32 done = 0;
 
-	while (len) {
-		struct sroce_mr_op op = {
-			.kind = !buf ? SROCE_MR_OP_PROBE :
-				dir == SROCE_TO_MR ? SROCE_MR_OP_TO :
-						     SROCE_MR_OP_FROM,
-			.buf = buf,
-		};
+	while (done < len) {
+		struct sroce_mr_op op = *tmpl;
 		const struct ib_sge *sge;
 		struct sroce_mr *mr;
 		int err = -EACCES;
@@ -604,7 +616,10 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 			c->offset = 0;
 			continue;
 		}
-		op.len = min(len, sge->length - c->offset);
+		op.len = min(len - done, sge->length - c->offset);
+		if (op.buf)
+			op.buf += done;
+		op.skb_off += done;
 		addr = sge->addr + c->offset;
 
 		mr = sroce_mr_lookup(sdev, sge->lkey);
@@ -617,12 +632,36 @@ int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 			*c = start;
 			return err == -EAGAIN ? -EAGAIN : -EFAULT;
 		}
-		if (buf)
-			buf += op.len;
-		len -= op.len;
+		done += op.len;
 		c->offset += op.len;
 	}
 	return 0;
+}
+
+int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
+		   struct sroce_sge_cursor *c, void *buf, u32 len, int access,
+		   enum sroce_copy_dir dir)
+{
+	const struct sroce_mr_op op = {
+		.kind = !buf ? SROCE_MR_OP_PROBE :
+			dir == SROCE_TO_MR ? SROCE_MR_OP_TO : SROCE_MR_OP_FROM,
+		.buf = buf,
+	};
+
+	return sroce_sge_run(sdev, pd, c, &op, len, access);
+}
+
+int sroce_sge_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       struct sroce_sge_cursor *c, const struct sk_buff *skb,
+		       u32 off, u32 len, int access)
+{
+	const struct sroce_mr_op op = {
+		.kind = SROCE_MR_OP_TO,
+		.skb = skb,
+		.skb_off = off,
+	};
+
+	return sroce_sge_run(sdev, pd, c, &op, len, access);
 }
 
 int sroce_mr_init(struct sroce_dev *sdev)

@@ -115,12 +115,12 @@ static inline bool sroce_mr_check_access(int mr_access, int want)
 
 /*
  * One data movement at an address that sroce_mr_access() or the window
- * code has checked: a copy between @buf and the memory, an atomic, or
- * nothing (a check of the range alone).
+ * code has checked: a copy between @buf (or a received @skb) and the
+ * memory, an atomic, or nothing (a check of the range alone).
  */
 enum sroce_mr_op_kind {
 	SROCE_MR_OP_CHECK,	/* check [iova, iova + len) only */
-	SROCE_MR_OP_TO,		/* @buf -> memory (scatter) */
+	SROCE_MR_OP_TO,		/* @buf or @skb -> memory (scatter) */
 	SROCE_MR_OP_FROM,	/* memory -> @buf (gather) */
 	SROCE_MR_OP_CMP_SWAP,	/* 64 bits at an 8-byte aligned iova */
 	SROCE_MR_OP_FETCH_ADD,
@@ -135,6 +135,12 @@ enum sroce_mr_op_kind {
 struct sroce_mr_op {
 	enum sroce_mr_op_kind kind;
 	void *buf;		/* TO, FROM */
+	/*
+	 * TO from a received packet: its bytes from @skb_off on, wherever
+	 * they lie (head or page fragments), instead of @buf.
+	 */
+	const struct sk_buff *skb;
+	u32 skb_off;
 	u32 len;		/* bytes checked (and moved); 8 for atomics */
 	u64 compare;		/* CMP_SWAP */
 	/*
@@ -208,6 +214,14 @@ void sroce_sge_cursor_init(struct sroce_sge_cursor *c, const struct ib_sge *sge,
 int sroce_sge_copy(struct sroce_dev *sdev, struct ib_pd *pd,
 		   struct sroce_sge_cursor *c, void *buf, u32 len, int access,
 		   enum sroce_copy_dir dir);
+/*
+ * sroce_sge_copy_skb() - as sroce_sge_copy() to the SGE list, taking the
+ * @len bytes from @skb at offset @off (a received packet's payload, which
+ * may lie in page fragments: nothing is linearized).
+ */
+int sroce_sge_copy_skb(struct sroce_dev *sdev, struct ib_pd *pd,
+		       struct sroce_sge_cursor *c, const struct sk_buff *skb,
+		       u32 off, u32 len, int access);
 
 /*
  * sroce_mr_index_alloc() - reserve an index in sdev->mrs (counted against

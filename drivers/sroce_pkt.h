@@ -326,9 +326,4 @@ static inline const struct sroce_deth *sroce_pkt_deth(const struct sroce_pkt *pk
 	return sroce_pkt_ext(pkt, SROCE_HDR_DETH);
 }
 
-static inline const void *sroce_pkt_payload(const struct sroce_pkt *pkt)
-{
-	return pkt->hdr + pkt->info->hdr_len;
-}
-
 #endif /* _SROCE_PKT_H */

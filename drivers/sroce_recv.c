@@ -231,16 +231,22 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	u8 dsfield;
 	bool ok;
 
-	if (skb_linearize(skb) || !sroce_recv_l3_ok(skb) ||
-	    skb->len < sizeof(struct udphdr))
-		goto malformed;
-
-	if (sroce_pkt_parse(skb->data + sizeof(struct udphdr),
+	if (!sroce_recv_l3_ok(skb) ||
+	    !pskb_may_pull(skb, sizeof(struct udphdr) + SROCE_BTH_BYTES) ||
+	    sroce_pkt_parse(skb->data + sizeof(struct udphdr),
 			    skb->len - sizeof(struct udphdr), &pkt))
 		goto malformed;
+	/*
+	 * The headers in the linear part, the payload where it lies:
+	 * consumers copy it with sroce_recv_payload_off() (a datagram in
+	 * page fragments is not linearized, which was a copy per packet).
+	 * The pull may move skb->data: the offsets in @pkt are from @hdr.
+	 */
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + pkt.info->hdr_len))
+		goto malformed;
+	pkt.hdr = skb->data + sizeof(struct udphdr);
 
-	if (!sroce_icrc_check(skb_network_header(skb),
-			      skb_tail_pointer(skb) - skb_network_header(skb))) {
+	if (!sroce_icrc_check(skb)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_BAD_ICRC);
 		goto drop;
 	}

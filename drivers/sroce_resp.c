@@ -31,6 +31,7 @@
 #include "sroce_pkt.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_recv.h"
 #include "sroce_resp.h"
 #include "sroce_seg.h"
 #include "sroce_srq.h"
@@ -934,6 +935,7 @@ static void sroce_resp_done(struct sroce_qp *qp, const struct sroce_pkt *pkt)
 }
 
 static void sroce_resp_exec_send(struct sroce_qp *qp,
+				 const struct sk_buff *skb,
 				 const struct sroce_pkt *pkt)
 {
 	struct sroce_resp *resp = &qp->resp;
@@ -947,9 +949,10 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 	if ((opflags & SROCE_OPF_FIRST) && !sroce_resp_get_wqe(qp, pkt))
 		return;
 
-	err = sroce_sge_copy(to_sdev(qp->ibqp.device), qp->ibqp.pd,
-			     &resp->cursor, (void *)sroce_pkt_payload(pkt),
-			     pkt->paylen, IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
+	err = sroce_sge_copy_skb(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+				 &resp->cursor, skb,
+				 sroce_recv_payload_off(skb, pkt), pkt->paylen,
+				 IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN) {
 		sroce_resp_odp_miss(qp, pkt);
 		return;
@@ -989,6 +992,7 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 }
 
 static void sroce_resp_exec_write(struct sroce_qp *qp,
+				  const struct sk_buff *skb,
 				  const struct sroce_pkt *pkt)
 {
 	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
@@ -1046,7 +1050,8 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 	if (pkt->paylen) {
 		struct sroce_mr_op op = {
 			.kind = SROCE_MR_OP_TO,
-			.buf = (void *)sroce_pkt_payload(pkt),
+			.skb = skb,
+			.skb_off = sroce_recv_payload_off(skb, pkt),
 			.len = pkt->paylen,
 		};
 
@@ -1214,6 +1219,7 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
  * requester (and sroce's) take as the end of the operation.
  */
 static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
+					 const struct sk_buff *skb,
 					 const struct sroce_pkt *pkt)
 {
 	const struct sroce_reth *reth = sroce_pkt_reth(pkt);
@@ -1233,10 +1239,11 @@ static void sroce_resp_exec_atomic_write(struct sroce_qp *qp,
 	/* No responder resources at all: invalid (C9-150), as for a READ. */
 	if (!nak && !window)
 		nak = SROCE_AETH_NAK_INVALID_REQ;
+	/* The payload is data, copied as it came, like a WRITE's. */
+	if (!nak && skb_copy_bits(skb, sroce_recv_payload_off(skb, pkt),
+				  &op.swap_add, sizeof(op.swap_add)))
+		nak = SROCE_AETH_NAK_INVALID_REQ;
 	if (!nak) {
-		/* The payload is data, copied as it came, like a WRITE's. */
-		memcpy(&op.swap_add, sroce_pkt_payload(pkt),
-		       sizeof(op.swap_add));
 		err = sroce_rkey_access(qp, sroce_reth_rkey(reth),
 					IB_ACCESS_REMOTE_WRITE, va, &op);
 		if (err == -EAGAIN) {
@@ -1394,9 +1401,9 @@ static bool sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 		if (!sroce_resp_uc_admit(qp, pkt))
 			goto out;
 		if (opflags & SROCE_OPF_SEND)
-			sroce_resp_exec_send(qp, pkt);
+			sroce_resp_exec_send(qp, skb, pkt);
 		else
-			sroce_resp_exec_write(qp, pkt);
+			sroce_resp_exec_write(qp, skb, pkt);
 		goto out;
 	}
 
@@ -1427,11 +1434,11 @@ static bool sroce_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	if (opflags & SROCE_OPF_UNSUPPORTED)
 		sroce_resp_invalid(qp, pkt);
 	else if (opflags & SROCE_OPF_SEND)
-		sroce_resp_exec_send(qp, pkt);
+		sroce_resp_exec_send(qp, skb, pkt);
 	else if (pkt->opcode == SROCE_OP_RC_ATOMIC_WRITE)
-		sroce_resp_exec_atomic_write(qp, pkt);
+		sroce_resp_exec_atomic_write(qp, skb, pkt);
 	else if (opflags & SROCE_OPF_WRITE)
-		sroce_resp_exec_write(qp, pkt);
+		sroce_resp_exec_write(qp, skb, pkt);
 	else if (opflags & SROCE_OPF_READ)
 		sroce_resp_exec_read(qp, pkt);
 	else

@@ -35,6 +35,7 @@
 #include "sroce_pkt.h"
 #include "sroce_psn.h"
 #include "sroce_qp.h"
+#include "sroce_recv.h"
 #include "sroce_seg.h"
 #include "sroce_srq.h"
 #include "sroce_ud.h"
@@ -432,10 +433,9 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	err = sroce_sge_copy(sdev, qp->ibqp.pd, &cursor, grh, sizeof(grh),
 			     IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 	if (!err)
-		err = sroce_sge_copy(sdev, qp->ibqp.pd, &cursor,
-				     (void *)sroce_pkt_payload(pkt),
-				     pkt->paylen, IB_ACCESS_LOCAL_WRITE,
-				     SROCE_TO_MR);
+		err = sroce_sge_copy_skb(sdev, qp->ibqp.pd, &cursor, skb,
+					 sroce_recv_payload_off(skb, pkt),
+					 pkt->paylen, IB_ACCESS_LOCAL_WRITE);
 	/*
 	 * An ODP page on its way: UD cannot ask for the datagram again, it
 	 * is lost, and the receive WQE waits for the next (taken from an

@@ -4,11 +4,14 @@
  * from outside (a ConnectX-4 Lx capture and scapy's example), an IPv6
  * packet checked against an independent implementation of the same
  * procedure, and a bit-by-bit proof that exactly the fields routers may
- * rewrite are left out of the CRC.
+ * rewrite are left out of the CRC. Received packets are checked as skbs
+ * laid out as the receive path meets them: headers in the linear part, the
+ * rest in page fragments cut anywhere, the ICRC's four bytes included.
  */
 #include <kunit/test.h>
 #include <linux/in.h>
 #include <linux/kernel.h>
+#include <linux/skbuff.h>
 #include <linux/string.h>
 
 #include "sroce_icrc.h"
@@ -93,6 +96,58 @@ static void icrc_frame_desc(const struct icrc_frame *f, char *desc)
 
 KUNIT_ARRAY_PARAM(icrc_frame, icrc_frames, icrc_frame_desc);
 
+/*
+ * sroce_icrc_check() on the @len bytes at @bytes (from the IP header on)
+ * as a received skb: the first @linear bytes in its linear part, the rest
+ * in page fragments of @frag bytes (the last one shorter), skb->data at
+ * the UDP header, as sroce_recv() hands it over.
+ */
+static bool icrc_check_split(struct kunit *test, const u8 *bytes,
+			     unsigned int len, unsigned int linear,
+			     unsigned int frag)
+{
+	unsigned int ip_len = 20, pos, n;
+	struct sk_buff *skb;
+	struct page *page;
+	bool ok = false;
+	int i;
+
+	KUNIT_ASSERT_LE(test, DIV_ROUND_UP(len - linear, frag), MAX_SKB_FRAGS);
+	if (len && bytes[0] >> 4 == 4)
+		ip_len = (bytes[0] & 0xf) * 4;
+	else if (len && bytes[0] >> 4 == 6)
+		ip_len = 40;
+	skb = alloc_skb(linear, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, bytes, linear);
+	skb_reset_network_header(skb);
+	for (pos = linear, i = 0; pos < len; pos += n, i++) {
+		n = min(frag, len - pos);
+		page = alloc_page(GFP_KERNEL);
+		KUNIT_EXPECT_NOT_NULL(test, page);
+		if (!page)
+			goto out;
+		memcpy(page_address(page), bytes + pos, n);
+		skb_add_rx_frag(skb, i, page, 0, n, PAGE_SIZE);
+	}
+	if (linear >= ip_len)
+		__skb_pull(skb, ip_len);
+	ok = sroce_icrc_check(skb);
+out:
+	kfree_skb(skb);
+	return ok;
+}
+
+/* The headers linear (if the packet has them), the rest in four pieces. */
+static bool icrc_check(struct kunit *test, const u8 *bytes, unsigned int len)
+{
+	unsigned int hdrs = ((len && bytes[0] >> 4 == 6) ? 40 : 20) + 8 + 12;
+	unsigned int linear = min(len, hdrs);
+
+	return icrc_check_split(test, bytes, len, linear,
+				max(1U, DIV_ROUND_UP(len - linear, 4)));
+}
+
 static void icrc_matches_known_packets(struct kunit *test)
 {
 	const struct icrc_frame *f = test->param_value;
@@ -102,7 +157,7 @@ static void icrc_matches_known_packets(struct kunit *test)
 
 	KUNIT_ASSERT_LE(test, f->len, sizeof(buf));
 
-	KUNIT_EXPECT_TRUE(test, sroce_icrc_check(f->bytes, f->len));
+	KUNIT_EXPECT_TRUE(test, icrc_check(test, f->bytes, f->len));
 	KUNIT_ASSERT_EQ(test, sroce_icrc_compute(f->bytes, len, &icrc), 0);
 	KUNIT_EXPECT_EQ(test, icrc, f->icrc);
 
@@ -163,7 +218,7 @@ static void icrc_ignores_exactly_the_masked_bits(struct kunit *test)
 		for (bit = 0; bit < 8; bit++) {
 			buf[byte] ^= BIT(bit);
 			KUNIT_EXPECT_EQ_MSG(test,
-					    sroce_icrc_check(buf, f->len),
+					    icrc_check(test, buf, f->len),
 					    icrc_bit_is_masked(f, byte, bit),
 					    "byte %u bit %u", byte, bit);
 			buf[byte] ^= BIT(bit);
@@ -184,7 +239,7 @@ static void icrc_survives_router_rewrites(struct kunit *test)
 	buf[26] = 0;			/* UDP checksum dropped */
 	buf[27] = 0;
 	buf[32] = 0xc0;			/* FECN and BECN set */
-	KUNIT_EXPECT_TRUE(test, sroce_icrc_check(buf, sizeof(scapy_uc_frame)));
+	KUNIT_EXPECT_TRUE(test, icrc_check(test, buf, sizeof(scapy_uc_frame)));
 
 	memcpy(buf, ipv6_write_frame, sizeof(ipv6_write_frame));
 	buf[0] = 0x6b;			/* traffic class 0xb3: DSCP 44, CE */
@@ -195,7 +250,7 @@ static void icrc_survives_router_rewrites(struct kunit *test)
 	buf[46] = 0;			/* UDP checksum 0, legal here */
 	buf[47] = 0;
 	buf[52] = 0x80;			/* FECN set, BECN cleared */
-	KUNIT_EXPECT_TRUE(test, sroce_icrc_check(buf, sizeof(ipv6_write_frame)));
+	KUNIT_EXPECT_TRUE(test, icrc_check(test, buf, sizeof(ipv6_write_frame)));
 }
 
 static void icrc_detects_corruption(struct kunit *test)
@@ -205,15 +260,15 @@ static void icrc_detects_corruption(struct kunit *test)
 
 	memcpy(buf, scapy_uc_frame, len);
 	buf[45] ^= 0x10;		/* a payload bit */
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(buf, len));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, buf, len));
 
 	memcpy(buf, scapy_uc_frame, len);
 	buf[len - 1] ^= 0x01;		/* the ICRC itself */
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(buf, len));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, buf, len));
 
 	memcpy(buf, scapy_uc_frame, len);
 	buf[59] = 0x01;			/* a pad byte: covered as well */
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(buf, len));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, buf, len));
 }
 
 /* The full CNP a notification point sends, from sroce's own builders. */
@@ -242,7 +297,7 @@ static void icrc_refuses_what_it_cannot_cover(struct kunit *test)
 	memcpy(buf, scapy_uc_frame, sizeof(scapy_uc_frame));
 	buf[0] = 0x46;
 	KUNIT_EXPECT_EQ(test, sroce_icrc_compute(buf, len, &icrc), -EINVAL);
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(buf, len + 4));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, buf, len + 4));
 
 	/* Neither IPv4 nor IPv6. */
 	buf[0] = 0x55;
@@ -255,25 +310,66 @@ static void icrc_refuses_what_it_cannot_cover(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_icrc_compute(buf, len, &icrc), -EINVAL);
 	memcpy(buf, ipv6_write_frame, sizeof(ipv6_write_frame));
 	buf[6] = 0;			/* a hop-by-hop options header */
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(buf, sizeof(ipv6_write_frame)));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, buf, sizeof(ipv6_write_frame)));
 
 	/* Too short to hold IP, UDP and BTH headers. */
 	KUNIT_EXPECT_EQ(test, sroce_icrc_compute(scapy_uc_frame, 20 + 8 + 11,
 						 &icrc), -EINVAL);
 	KUNIT_EXPECT_EQ(test, sroce_icrc_compute(ipv6_write_frame, 40 + 8 + 11,
 						 &icrc), -EINVAL);
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(scapy_uc_frame, 3));
-	KUNIT_EXPECT_FALSE(test, sroce_icrc_check(scapy_uc_frame, 0));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, scapy_uc_frame, 3));
+	KUNIT_EXPECT_FALSE(test, icrc_check(test, scapy_uc_frame, 0));
 
 	/* The headers alone are enough: a CRC over no payload is fine. */
 	KUNIT_EXPECT_EQ(test, sroce_icrc_compute(scapy_uc_frame, 20 + 8 + 12,
 						 &icrc), 0);
 }
 
+/*
+ * A received packet's fragments may be cut anywhere, the ICRC itself
+ * included: every cut after the headers, in pieces of 1, 3 and 64 bytes,
+ * gives the right answer, and a flipped payload bit is still found.
+ */
+static void icrc_reads_fragments(struct kunit *test)
+{
+	const struct icrc_frame *f = test->param_value;
+	unsigned int hdrs = f->ip_hdr_len + 8 + 12;
+	static const unsigned int frags[] = { 1, 3, 64 };
+	u8 buf[TEST_FRAME_BYTES];
+	unsigned int linear, i;
+
+	KUNIT_ASSERT_LE(test, f->len, sizeof(buf));
+	memcpy(buf, f->bytes, f->len);
+	for (linear = hdrs; linear <= f->len; linear++) {
+		for (i = 0; i < ARRAY_SIZE(frags); i++) {
+			if (DIV_ROUND_UP(f->len - linear, frags[i]) >
+			    MAX_SKB_FRAGS)
+				continue;
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      icrc_check_split(test, buf, f->len,
+							       linear, frags[i]),
+					      "linear %u frag %u", linear,
+					      frags[i]);
+			buf[f->len - 5] ^= 0x08;
+			KUNIT_EXPECT_FALSE_MSG(test,
+					       icrc_check_split(test, buf,
+								f->len, linear,
+								frags[i]),
+					       "linear %u frag %u", linear,
+					       frags[i]);
+			buf[f->len - 5] ^= 0x08;
+		}
+	}
+	/* UDP and BTH headers not in the linear part: refused. */
+	KUNIT_EXPECT_FALSE(test, icrc_check_split(test, buf, f->len, hdrs - 1,
+						  16));
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_matches_known_packets, icrc_frame_gen_params),
 	KUNIT_CASE_PARAM(icrc_ignores_exactly_the_masked_bits,
 			 icrc_frame_gen_params),
+	KUNIT_CASE_PARAM(icrc_reads_fragments, icrc_frame_gen_params),
 	KUNIT_CASE(icrc_survives_router_rewrites),
 	KUNIT_CASE(icrc_detects_corruption),
 	KUNIT_CASE(icrc_of_built_cnp_matches_hardware),

@@ -46,7 +46,9 @@
 #
 # scripts/check.sh --debug [NAME...] (make check-debug) runs every guest
 # test, or the NAMEd ones (smoke, rc-sroce, ...), on the debug kernel
-# instead, and nothing else.
+# instead, and nothing else. scripts/check.sh --guests [NAME...] builds
+# the module and the test programs and runs the guest tests, or the NAMEd
+# ones, on Debian's kernel, and nothing else.
 #
 # scripts/check.sh --trixie [NAME...] (make check-trixie) runs Debian 13's
 # side, or the NAMEd steps of it: sroce.ko for trixie's 6.12 kernel
@@ -81,17 +83,17 @@ TRIXIE_SUBSET=(smoke-6.12 rc-sroce-6.12 rc-rxe-6.12 cm-rxe-6.12 odp-6.12 rdma-co
 
 mode=check
 case ${1:-} in
---debug | --trixie) mode=${1#--} && shift ;;
+--debug | --trixie | --guests) mode=${1#--} && shift ;;
 --all)
 	[ $# -eq 1 ] || die "usage: $0 --all"
 	mode=all && shift
 	;;
 "") ;;
-*) die "usage: $0 [--debug [NAME...] | --trixie [NAME...] | --all]" ;;
+*) die "usage: $0 [--debug [NAME...] | --trixie [NAME...] | --guests [NAME...] | --all]" ;;
 esac
 out=$SROCE_TOP/out/check
 case $mode in
-debug | trixie) out=$SROCE_TOP/out/check-$mode ;;
+debug | trixie | guests) out=$SROCE_TOP/out/check-$mode ;;
 *)
 	# A clean tree, so that the build step sees every warning.
 	make -C "$SROCE_TOP" clean >/dev/null 2>&1
@@ -468,6 +470,10 @@ if [ "$mode" = debug ]; then
 elif [ "$mode" = trixie ]; then
 	step test-progs build_test_progs
 	trixie_steps "$@"
+elif [ "$mode" = guests ]; then
+	step module build_module
+	step test-progs build_test_progs
+	guest_steps stock "$@"
 else
 	step module build_module
 	step sparse sparse_module
