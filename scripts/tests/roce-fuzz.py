@@ -25,7 +25,9 @@ import zlib
 
 ROCE_PORT = 4791
 
-# opcode: (header bytes after BTH, may carry payload, ends a message)
+# opcode: (header bytes after BTH, may carry payload, ends a message); every
+# opcode the receiver parses, FLUSH (0x1c: FETH, RETH) included, which it
+# counts as received and then refuses with an invalid request NAK.
 OPS = {}
 for base in (0x00, 0x20):            # RC and UC: SEND and RDMA WRITE
     OPS.update({base + 0x00: (0, 1, 0), base + 0x01: (0, 1, 0),
@@ -37,7 +39,8 @@ for base in (0x00, 0x20):            # RC and UC: SEND and RDMA WRITE
 OPS.update({0x0c: (16, 0, 1), 0x0d: (4, 1, 0), 0x0e: (0, 1, 0),
             0x0f: (4, 1, 1), 0x10: (4, 1, 1), 0x11: (4, 0, 1),
             0x12: (12, 0, 1), 0x13: (28, 0, 1), 0x14: (28, 0, 1),
-            0x16: (4, 1, 1), 0x17: (4, 1, 1), 0x1d: (16, 1, 1),
+            0x16: (4, 1, 1), 0x17: (4, 1, 1), 0x1c: (20, 0, 1),
+            0x1d: (16, 1, 1),
             0x64: (8, 1, 1),
             0x65: (12, 1, 1), 0x81: (16, 0, 1)})
 RC_REQS = [0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
