@@ -96,6 +96,16 @@ static void icrc_frame_desc(const struct icrc_frame *f, char *desc)
 
 KUNIT_ARRAY_PARAM(icrc_frame, icrc_frames, icrc_frame_desc);
 
+/* The IP header's length as its first byte gives it (20 if not IP). */
+static unsigned int icrc_ip_len(const u8 *bytes, unsigned int len)
+{
+	if (len && bytes[0] >> 4 == 4)
+		return (bytes[0] & 0xf) * 4;
+	if (len && bytes[0] >> 4 == 6)
+		return 40;
+	return 20;
+}
+
 /*
  * sroce_icrc_check() on the @len bytes at @bytes (from the IP header on)
  * as a received skb: the first @linear bytes in its linear part, the rest
@@ -106,17 +116,13 @@ static bool icrc_check_split(struct kunit *test, const u8 *bytes,
 			     unsigned int len, unsigned int linear,
 			     unsigned int frag)
 {
-	unsigned int ip_len = 20, pos, n;
+	unsigned int ip_len = icrc_ip_len(bytes, len), pos, n;
 	struct sk_buff *skb;
 	struct page *page;
 	bool ok = false;
 	int i;
 
 	KUNIT_ASSERT_LE(test, DIV_ROUND_UP(len - linear, frag), MAX_SKB_FRAGS);
-	if (len && bytes[0] >> 4 == 4)
-		ip_len = (bytes[0] & 0xf) * 4;
-	else if (len && bytes[0] >> 4 == 6)
-		ip_len = 40;
 	skb = alloc_skb(linear, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	skb_put_data(skb, bytes, linear);
@@ -141,7 +147,7 @@ out:
 /* The headers linear (if the packet has them), the rest in four pieces. */
 static bool icrc_check(struct kunit *test, const u8 *bytes, unsigned int len)
 {
-	unsigned int hdrs = ((len && bytes[0] >> 4 == 6) ? 40 : 20) + 8 + 12;
+	unsigned int hdrs = icrc_ip_len(bytes, len) + 8 + SROCE_BTH_BYTES;
 	unsigned int linear = min(len, hdrs);
 
 	return icrc_check_split(test, bytes, len, linear,
