@@ -8,8 +8,8 @@
 # the host shows as spread rather than as a difference. Guest 0 serves,
 # guest 1 is the client. Each guest writes /job/bench.csv with one row per
 # run: round,impl,test,size,value,unit,cpu_s,bytes (value and bytes only on
-# the client; cpu_s is this guest's busy CPU time during the run, bytes
-# what the run moved).
+# the client; cpu_s is this guest's busy CPU time during the run, from
+# cpu_busy_since in guest-lib.sh, bytes what the run moved).
 #
 #   bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
 #            [base]
@@ -52,17 +52,9 @@ round=0
 port=19000
 TOOL_TIMEOUT=$((duration * 3 + 120))
 
-# busy_jiffies: non-idle CPU time of this guest so far, in USER_HZ ticks.
-busy_jiffies() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
-}
-
-# record IMPL TEST SIZE VALUE UNIT START_JIFFIES [BYTES]
+# record IMPL TEST SIZE VALUE UNIT START_MARK [BYTES] (cpu_mark)
 record() {
-	local cpu
-	cpu=$(awk -v a="$6" -v b="$(busy_jiffies)" -v hz="$(getconf CLK_TCK)" \
-		'BEGIN { printf "%.3f", (b - a) / hz }')
-	echo "$round,$1,$2,$3,$4,$5,$cpu,${7:-}" >>"$csv"
+	echo "$round,$1,$2,$3,$4,$5,$(cpu_busy_since "$6"),${7:-}" >>"$csv"
 }
 
 # perftest_value TOOL LOG: MB/s average for *_bw, typical usec for *_lat.
@@ -87,7 +79,7 @@ perftest() {
 	# The port tells apart the runs of one test in a round (latency: 3).
 	log=/job/$round-$impl-$name-$size-$port
 	barrier "$impl-$name-$size-start"
-	start=$(busy_jiffies)
+	start=$(cpu_mark)
 	val=
 	if [ "$GUEST_ID" = 0 ]; then
 		# shellcheck disable=SC2086
@@ -139,7 +131,7 @@ run() {
 
 # --- TCP ceiling ------------------------------------------------------------
 barrier tcp-start
-start=$(busy_jiffies)
+start=$(cpu_mark)
 if [ "$GUEST_ID" = 0 ]; then
 	iperf3 -s -1 >/job/iperf3.server 2>&1 &
 	barrier tcp-up

@@ -313,3 +313,30 @@ run_client() {
 	done
 	return $rc
 }
+
+# cpu_mark: a mark for cpu_busy_since, "uptime_s idle_s".
+#
+# Busy time is what was not idle. The busy buckets of /proc/stat (user,
+# system, softirq, ...) are filled by sampling at the tick, and a tickless
+# idle CPU has no tick: work done in interrupts and in the softirqs that
+# run on their exit, while the CPU is otherwise idle, lands in no bucket.
+# Idle time is measured (it stops at each interrupt), so this counts
+# such work too, and the same way for every driver whether it runs in a
+# task or on interrupt exit.
+cpu_mark() {
+	local up
+	read -r up _ </proc/uptime
+	awk -v up="$up" -v hz="$(getconf CLK_TCK)" \
+		'$1 == "cpu" { print up, ($5 + $6) / hz; exit }' /proc/stat
+}
+
+# cpu_busy_since MARK: CPU seconds this guest spent busy since MARK.
+cpu_busy_since() {
+	local now
+	now=$(cpu_mark)
+	awk -v a="$1" -v b="$now" -v n="$(nproc)" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		busy = (y[1] - x[1]) * n - (y[2] - x[2])
+		printf "%.3f\n", busy < 0 ? 0 : busy
+	}'
+}

@@ -5,11 +5,15 @@
 # guests while perftest runs over each link type, for looking at sroce
 # against rdma_rxe on the same guests. Run by scripts/vm-run.sh:
 #
-#   vm-run.sh -n 2 -t 900 -f .../sroce.ko profile.sh [TYPE...]
+#   vm-run.sh -n 2 -t 900 -f .../sroce.ko profile.sh [TYPE...] [TOOL...] [xN]
 #
-# TYPE: sroce, rxe (default both). Guest 0 serves, guest 1 is the client.
-# For each TYPE and test, each guest leaves in /job TYPE-TOOL.flat (self
-# time by symbol), .incl (time including callees) and .comm (by task).
+# TYPE: sroce, rxe (default both); TOOL: ib_send_lat, ib_write_bw,
+# ib_read_bw (default all three); xN runs N times the default iterations.
+# Guest 0 serves, guest 1 is the client. For each TYPE and tool, each guest
+# leaves in /job TYPE-TOOL.flat (self time by symbol), .incl (time
+# including callees), .comm (by task) and .cpu (its busy CPU seconds
+# during the run, cpu_busy_since: the figure make bench divides by the
+# bytes moved).
 # TCG guests have no PMU: cpu-clock samples only; the guest is slower while
 # perf samples, so read shares, not absolute times.
 
@@ -18,8 +22,19 @@
 
 port=19500
 TOOL_TIMEOUT=200
-types=("$@")
+types=()
+tools=()
+scale=1
+for arg in "$@"; do
+	case $arg in
+	sroce | rxe) types+=("$arg") ;;
+	ib_*) tools+=("$arg") ;;
+	x[1-9]*) scale=${arg#x} ;;
+	*) echo "profile.sh: unknown argument $arg" >&2 && exit 2 ;;
+	esac
+done
 [ ${#types[@]} -gt 0 ] || types=(sroce rxe)
+[ ${#tools[@]} -gt 0 ] || tools=(ib_send_lat ib_write_bw ib_read_bw)
 
 # report DATA OUT: the three views of one perf.data.
 report() {
@@ -33,7 +48,7 @@ report() {
 
 # profile TYPE TOOL ARGS...: one perftest run under perf in both guests.
 profile() {
-	local type=$1 tool=$2 dev=${1}0 gid tag ppid
+	local type=$1 tool=$2 dev=${1}0 gid tag ppid mark
 	shift 2
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
 	tag=$type-$tool
@@ -41,6 +56,7 @@ profile() {
 	perf record -e cpu-clock -F 1000 -a -g -o "/tmp/$tag.data" >/dev/null 2>&1 &
 	ppid=$!
 	sleep 1
+	mark=$(cpu_mark)
 	if [ "$GUEST_ID" = 0 ]; then
 		timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" -x "$gid" -p $port -F "$@" \
 			>"/job/$tag.server" 2>&1 &
@@ -54,6 +70,7 @@ profile() {
 		check "$type $tool $* (client)" timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" \
 			-x "$gid" -p $port -F "$@" "$PEER_IP4" >"/job/$tag.client"
 	fi
+	cpu_busy_since "$mark" >"/job/$tag.cpu"
 	kill -INT $ppid
 	wait $ppid
 	# Before the module goes: perf resolves its symbols from /proc/kallsyms.
@@ -68,8 +85,12 @@ for type in "${types[@]}"; do
 	check "add ${type}0" rdma link add "${type}0" type "$type" netdev eth0
 	wait_port_active "${type}0"
 	ping -c 1 -W 5 "$PEER_IP4" >/dev/null 2>&1
-	profile "$type" ib_send_lat -s 2 -n 3000
-	profile "$type" ib_write_bw -s 65536 -n 400
+	for tool in "${tools[@]}"; do
+		case $tool in
+		ib_send_lat) profile "$type" "$tool" -s 2 -n $((3000 * scale)) ;;
+		*) profile "$type" "$tool" -s 65536 -n $((400 * scale)) ;;
+		esac
+	done
 	rdma link delete "${type}0"
 	case $type in
 	sroce) rmmod sroce ;;
