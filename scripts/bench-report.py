@@ -45,7 +45,9 @@ def main():
     cpu_server = {(r["round"], r["impl"], r["test"], r["size"]): float(r["cpu_s"])
                   for r in load(server)}
     vals, cpus, units = {}, {}, {}
-    for r in load(client):
+    # Values come from the client guest, or from guest 0 for loopback
+    # tests (lo_*, tcp-lo), which run there whole.
+    for r in load(client) + [r for r in load(server) if r["value"]]:
         key = (r["impl"], r["test"], r["size"])
         units[key] = r["unit"]
         # perftest prints inf/nan when its clock calibration failed.
@@ -81,11 +83,12 @@ def main():
         return f"{1e9 / pmtu / median(c) / 1e3:.1f}"
 
     tcp = val("tcp", "iperf3", "0")
+    tcp_lo = val("tcp-lo", "iperf3", "0")
     variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin",
                 "sroce-nortt": "sroce/nortt", "sroce-base": "sroce/base"}
     impls = [i for i in ("sroce", *variants, "rxe")
              if any(k[0] == i for k in units)]
-    tests = sorted({(t, s) for (i, t, s) in units if i != "tcp"},
+    tests = sorted({(t, s) for (i, t, s) in units if not i.startswith("tcp")},
                    key=lambda x: (x[0], int(x[1])))
     rounds = len({r["round"] for r in load(client)} - {"0"})
     out = []
@@ -103,7 +106,8 @@ def main():
         for i in impls:
             v = val(i, test, size)
             row += ["" if v is None else f"{v:.2f}", spread(i, test, size)]
-        row += [ratio(s, val("rxe", test, size)), ratio(s, tcp) if unit == "MB/s" else ""]
+        ceiling = tcp_lo if test.startswith("lo_") else tcp
+        row += [ratio(s, val("rxe", test, size)), ratio(s, ceiling) if unit == "MB/s" else ""]
         row += [ratio(s, val(i, test, size)) for i in impls if i in variants]
         row += [cpu_per_gb(i, test, size) for i in impls]
         row += [kpps_per_cpu(i, test, size) for i in impls]
@@ -115,6 +119,8 @@ def main():
         w.writerows(out)
         w.writerow(["iperf3_tcp", "", "MB/s"] + ["" if tcp is None else tcp] +
                    [""] * (len(hdr) - 4))
+        if tcp_lo:
+            w.writerow(["iperf3_tcp_lo", "", "MB/s", tcp_lo] + [""] * (len(hdr) - 4))
 
     widths = [max(len(str(r[i])) for r in [hdr] + out) for i in range(len(hdr))]
     for r in [hdr] + out:
@@ -124,6 +130,8 @@ def main():
           "srv_cpu: CPU seconds of the passive server guest per GB moved; "
           f"srv_kpps_per_cpu: its {pmtu}-byte data packets per CPU second, thousands")
     print(f"TCP (iperf3) on the same link: {tcp} MB/s" if tcp else "TCP: no result")
+    if tcp_lo:
+        print(f"TCP (iperf3) in guest 0 to its own address (lo_* tests' ceiling): {tcp_lo} MB/s")
 
     try:
         import matplotlib
@@ -139,8 +147,9 @@ def main():
         for impl in impls:
             ys = [val(impl, test, str(s)) for s in sizes]
             ax.plot(sizes, [y if y is not None else float("nan") for y in ys], marker="o", label=impl)
-        if tcp:
-            ax.axhline(tcp, linestyle="--", color="gray", label="TCP (iperf3)")
+        ceiling = tcp_lo if test.startswith("lo_") else tcp
+        if ceiling:
+            ax.axhline(ceiling, linestyle="--", color="gray", label="TCP (iperf3)")
         ax.set_xscale("log", base=2)
         ax.set_title(test)
         ax.set_xlabel("message size (bytes)")

@@ -7,21 +7,26 @@
 # writes it as out/bench/bench.csv and out/bench/bench.png (with Debian's
 # python3 and python3-matplotlib).
 #
-#   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto] [loss=P]
-#                    [base=KO] [cpus=N] [mtu=N]
+#   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto]
+#                    [loopback] [loss=P[,P...]] [base=KO] [cpus=N] [mtu=N[,N...]]
 # quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
 # state); trains: sroce with send trains off too (sroce-notrain); window:
 # sroce with a fixed send window too (sroce-fixedwin); rto: sroce without
-# its early retransmit too (sroce-nortt); loss=P: netem drops P percent of
-# each guest's packets (TCP's too); base=KO: another build of sroce.ko
+# its early retransmit too (sroce-nortt); loopback: 64 KiB bandwidth and
+# send latency also with both ends in one guest, to its own address
+# (lo_*); loss=P: netem drops P percent of each guest's packets (TCP's
+# too); base=KO: another build of sroce.ko
 # (the one before a change) runs too, as sroce-base, to measure a change;
 # cpus=N: N vCPUs per guest (1 or 2, default 1; with 2 the softirq and
 # the application can run apart, where per-CPU state pays, but two guests
 # of two vCPUs share the host's two cores); mtu=N: the link's MTU (1280 to
 # 9000, default 1500; RoCE's path MTU is then the largest IB MTU that fits,
-# 4096 from an MTU of 4200 up).
+# 4096 from an MTU of 4200 up). Lists of MTUs and losses (mtu=1500,9000
+# loss=0,1,5) make a sweep: one pair of guests per combination, each with
+# its own table in out/bench/mtuM-lossP, then one table and plot over all
+# of them (scripts/bench-sweep.py: out/bench/sweep.*).
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail
@@ -34,11 +39,12 @@ rm -rf "$out"
 mkdir -p "$out"
 make -C "$SROCE_TOP" >&2 || die "build failed"
 # base=KO: another build of the module, run as sroce-base beside this one.
-files=(-f "$SROCE_TOP/sroce.ko") args=() vcpus=1 mtu=1500
+files=(-f "$SROCE_TOP/sroce.ko") args=() vcpus=1 mtus=1500 losses=0
 for arg in "$@"; do
 	case $arg in
 	cpus=*) vcpus=${arg#cpus=} ;;
-	mtu=*) mtu=${arg#mtu=} ;;
+	mtu=*) mtus=${arg#mtu=} ;;
+	loss=*) losses=${arg#loss=} ;;
 	base=*)
 		[ -f "${arg#base=}" ] || die "no module ${arg#base=}"
 		cp "${arg#base=}" "$out/sroce-base.ko"
@@ -48,10 +54,39 @@ for arg in "$@"; do
 	*) args+=("$arg") ;;
 	esac
 done
-"$SROCE_TOP/scripts/vm-run.sh" -n 2 -c "$vcpus" -m "$mtu" -t 10800 -o "$out/run" "${files[@]}" \
-	"$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}"
-rc=$?
-/usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$out/run/guest0/bench.csv" \
-	"$out/run/guest1/bench.csv" "$out" "$mtu" || rc=1
-echo "link MTU $mtu, $vcpus vCPU(s) per guest, arguments: ${args[*]}"
+IFS=, read -ra mtu_list <<<"$mtus"
+IFS=, read -ra loss_list <<<"$losses"
+for m in "${mtu_list[@]}"; do
+	[[ $m =~ ^[0-9]+$ ]] || die "mtu=$mtus: want numbers"
+done
+for l in "${loss_list[@]}"; do
+	[[ $l =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "loss=$losses: want percentages"
+done
+
+# bench_one MTU LOSS DIR: one pair of guests, its table into DIR.
+bench_one() {
+	local mtu=$1 loss=$2 dir=$3 rc extra=()
+	[ "$loss" = 0 ] || extra=("loss=$loss")
+	mkdir -p "$dir"
+	"$SROCE_TOP/scripts/vm-run.sh" -n 2 -c "$vcpus" -m "$mtu" -t 10800 -o "$dir/run" \
+		"${files[@]}" "$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}" "${extra[@]}"
+	rc=$?
+	/usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$dir/run/guest0/bench.csv" \
+		"$dir/run/guest1/bench.csv" "$dir" "$mtu" || rc=1
+	echo "link MTU $mtu, $vcpus vCPU(s) per guest, arguments: ${args[*]} ${extra[*]}"
+	return $rc
+}
+
+if [ ${#mtu_list[@]} -eq 1 ] && [ ${#loss_list[@]} -eq 1 ]; then
+	bench_one "${mtu_list[0]}" "${loss_list[0]}" "$out"
+	exit
+fi
+rc=0 sweep=()
+for m in "${mtu_list[@]}"; do
+	for l in "${loss_list[@]}"; do
+		bench_one "$m" "$l" "$out/mtu$m-loss$l" || rc=1
+		sweep+=("$m:$l:$out/mtu$m-loss$l")
+	done
+done
+/usr/bin/python3 "$SROCE_TOP/scripts/bench-sweep.py" "$out" "${sweep[@]}" || rc=1
 exit $rc

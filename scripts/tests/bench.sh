@@ -23,11 +23,15 @@
 # (tx_rtt_retransmit 0), as sroce-nortt. loss=P: netem drops P percent of
 # the packets each guest sends, TCP's included, for the whole job. base:
 # /job/sroce-base.ko (scripts/bench.sh base=KO) runs too, as sroce-base.
+# loopback: each implementation also runs the bandwidth tests at 64 KiB
+# and ib_send_lat with server and client both in guest 0, to its own
+# address (recorded as lo_TOOL, with TCP as tcp-lo); guest 0 then
+# records the value, and no passive CPU figure (the client polls).
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh
 
-quick='' rounds=1 duration=20 variants=() loss=
+quick='' rounds=1 duration=20 variants=() loss='' loopback=''
 for arg in "$@"; do
 	case $arg in
 	quick) quick=1 ;;
@@ -38,6 +42,7 @@ for arg in "$@"; do
 	rto) variants+=(sroce-nortt) ;;
 	base) variants+=(sroce-base) ;;
 	loss=[0-9]*) loss=${arg#loss=} ;;
+	loopback) loopback=1 ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
 done
@@ -51,6 +56,11 @@ echo "round,impl,test,size,value,unit,cpu_s,bytes" >"$csv"
 round=0
 port=19000
 TOOL_TIMEOUT=$((duration * 3 + 120))
+# The guest that runs the clients, and their destination; loopback sets
+# them to guest 0 and its own address.
+client_id=1
+dest=$PEER_IP4
+pfx=''
 
 # record IMPL TEST SIZE VALUE UNIT START_MARK [BYTES] (cpu_mark)
 record() {
@@ -73,7 +83,7 @@ perftest_bytes() {
 # perftest IMPL TOOL SIZE ITERS NAME: one perftest run on device $dev,
 # recorded as test NAME; the client leaves its value in $val.
 perftest() {
-	local impl=$1 tool=$2 size=$3 iters=$4 name=$5 gid start log args
+	local impl=$1 tool=$2 size=$3 iters=$4 name=$5 gid start log args spid
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
 	args="-d $dev -x $gid -p $port -F -s $size -n $iters"
 	# The port tells apart the runs of one test in a round (latency: 3).
@@ -84,15 +94,21 @@ perftest() {
 	if [ "$GUEST_ID" = 0 ]; then
 		# shellcheck disable=SC2086
 		timeout $TOOL_TIMEOUT "$tool" $args >"$log.server" 2>&1 &
-		barrier "$impl-$name-$size-up"
-		wait $!
-		record "$impl" "$name" "$size" "" "" "$start"
-	else
-		barrier "$impl-$name-$size-up"
+		spid=$!
+	fi
+	barrier "$impl-$name-$size-up"
+	if [ "$GUEST_ID" = "$client_id" ]; then
 		# shellcheck disable=SC2086
-		run_client "$log.client" "$tool" $args "$PEER_IP4"
+		run_client "$log.client" "$tool" $args "$dest"
 		val=$(perftest_value "$tool" "$log.client")
 		check "$impl $name -s $size -n $iters" test -n "$val"
+	fi
+	if [ "$GUEST_ID" = 0 ]; then
+		wait "$spid"
+	fi
+	if [ "$GUEST_ID" != "$client_id" ]; then
+		record "$impl" "$name" "$size" "" "" "$start"
+	else
 		case $tool in
 		*_bw) record "$impl" "$name" "$size" "$val" MB/s "$start" \
 			"$(perftest_bytes "$log.client")" ;;
@@ -112,21 +128,26 @@ run() {
 	local impl=$1 tool=$2 size=$3 iters
 	case $tool in
 	*_lat)
-		perftest "$impl" "$tool" "$size" 1000 "$tool"
+		perftest "$impl" "$tool" "$size" 1000 "$pfx$tool"
 		return
 		;;
 	esac
 	iters=$((6 * 1024 * 1024 / size))
 	[ $iters -ge 20 ] || iters=20
-	perftest "$impl" "$tool" "$size" "$iters" "${tool}_short"
-	if [ "$GUEST_ID" = 1 ]; then
+	perftest "$impl" "$tool" "$size" "$iters" "${pfx}${tool}_short"
+	if [ "$GUEST_ID" = "$client_id" ]; then
 		iters=$(awk -v v="${val:-0}" -v d="$duration" -v s="$size" \
 			'BEGIN { n = int(v * 1e6 * d / s); print (n < 20 ? 20 : n) }')
 		echo "$iters" >"/shared/bench-iters"
 	fi
-	barrier "$impl-$tool-$size-iters"
+	barrier "$impl-$pfx$tool-$size-iters"
 	iters=$(cat /shared/bench-iters)
-	perftest "$impl" "$tool" "$size" "$iters" "$tool"
+	perftest "$impl" "$tool" "$size" "$iters" "$pfx$tool"
+}
+
+# iperf3_mbs JSON: the MB/s an iperf3 client's JSON report says arrived.
+iperf3_mbs() {
+	python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 8e6))' "$1"
 }
 
 # --- TCP ceiling ------------------------------------------------------------
@@ -141,9 +162,23 @@ else
 	barrier tcp-up
 	sleep 1
 	iperf3 -c "$PEER_IP4" -t "$duration" -J >/job/iperf3.json 2>&1
-	val=$(python3 -c 'import json,sys; print("%.2f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 8e6))' /job/iperf3.json)
+	val=$(iperf3_mbs /job/iperf3.json)
 	check "iperf3 TCP" test -n "$val"
 	record tcp iperf3 0 "$val" MB/s "$start"
+fi
+if [ -n "$loopback" ]; then
+	barrier tcp-lo-start
+	if [ "$GUEST_ID" = 0 ]; then
+		start=$(cpu_mark)
+		iperf3 -s -1 >/job/iperf3-lo.server 2>&1 &
+		sleep 1
+		iperf3 -c "$GUEST_IP4" -t "$duration" -J >/job/iperf3-lo.json 2>&1
+		wait $!
+		val=$(iperf3_mbs /job/iperf3-lo.json)
+		check "iperf3 TCP loopback" test -n "$val"
+		record tcp-lo iperf3 0 "$val" MB/s "$start"
+	fi
+	barrier tcp-lo-done
 fi
 
 sizes="1024 4096 16384 65536 262144 1048576 4194304"
@@ -177,6 +212,16 @@ for round in $(seq "$rounds"); do
 			run "$impl" ib_send_lat 2
 			run "$impl" ib_write_lat 2
 		done
+		if [ -n "$loopback" ]; then
+			pfx=lo_ client_id=0 dest=$GUEST_IP4
+			for tool in ib_write_bw ib_send_bw ib_read_bw; do
+				run "$impl" "$tool" 65536
+			done
+			for _ in 1 2 3; do
+				run "$impl" ib_send_lat 2
+			done
+			pfx='' client_id=1 dest=$PEER_IP4
+		fi
 		[ "$type" != sroce ] || dump_counters "$dev"
 		rdma link delete "$dev"
 		case $type in
