@@ -85,7 +85,8 @@ def main():
     tcp = val("tcp", "iperf3", "0")
     tcp_lo = val("tcp-lo", "iperf3", "0")
     variants = {"sroce-notrain": "sroce/notrain", "sroce-fixedwin": "sroce/fixedwin",
-                "sroce-nortt": "sroce/nortt", "sroce-base": "sroce/base"}
+                "sroce-nortt": "sroce/nortt", "sroce-base": "sroce/base",
+                "sroce-uso": "sroce/uso"}
     impls = [i for i in ("sroce", *variants, "rxe")
              if any(k[0] == i for k in units)]
     tests = sorted({(t, s) for (i, t, s) in units if not i.startswith("tcp")},

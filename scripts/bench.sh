@@ -9,11 +9,13 @@
 #
 #   scripts/bench.sh [quick] [ROUNDS] [duration=S] [trains] [window] [rto]
 #                    [loopback] [loss=P[,P...]] [base=KO] [cpus=N] [mtu=N[,N...]]
+#                    [release=trixie] [qemu=backports]
 # quick: 64 KiB only, else 1 KiB to 4 MiB; ROUNDS (1-9, default 1): sroce
 # and rxe alternate that many times and the table shows the median and
 # range; each bandwidth point runs S seconds (default 20: the steady
 # state); trains: sroce with send trains off too (sroce-notrain); window:
-# sroce with a fixed send window too (sroce-fixedwin); rto: sroce without
+# sroce with a fixed send window too (sroce-fixedwin); uso: sroce with
+# the NIC's UDP segmentation on too (sroce-uso); rto: sroce without
 # its early retransmit too (sroce-nortt); loopback: 64 KiB bandwidth and
 # send latency also with both ends in one guest, to its own address
 # (lo_*); loss=P: netem drops P percent of each guest's packets (TCP's
@@ -26,7 +28,11 @@
 # 4096 from an MTU of 4200 up). Lists of MTUs and losses (mtu=1500,9000
 # loss=0,1,5) make a sweep: one pair of guests per combination, each with
 # its own table in out/bench/mtuM-lossP, then one table and plot over all
-# of them (scripts/bench-sweep.py: out/bench/sweep.*).
+# of them (scripts/bench-sweep.py: out/bench/sweep.*). release=trixie:
+# the guests boot Debian 13's 6.12 (sroce built for it by module-for.sh);
+# qemu=backports: with bookworm-backports' QEMU 10 (qemu-backports.sh),
+# whose virtio-net offers UDP segmentation offload to a 6.12 guest:
+# with uso, sroce-uso turns it on and sends trains through it whole.
 # Figures are TCG-emulated guests on a shared host: compare the columns of
 # one run, not absolute values, and look at the ranges.
 set -uo pipefail
@@ -37,12 +43,18 @@ need_host_pkgs
 out=$SROCE_TOP/out/bench
 rm -rf "$out"
 mkdir -p "$out"
-make -C "$SROCE_TOP" >&2 || die "build failed"
 # base=KO: another build of the module, run as sroce-base beside this one.
-files=(-f "$SROCE_TOP/sroce.ko") args=() vcpus=1 mtus=1500 losses=0
+files=() args=() vcpus=1 mtus=1500 losses=0 release=bookworm vm_opts=()
+qemu="qemu-system-x86_64"
 for arg in "$@"; do
 	case $arg in
 	cpus=*) vcpus=${arg#cpus=} ;;
+	release=bookworm | release=trixie) release=${arg#release=} ;;
+	qemu=backports)
+		qroot=$("$SROCE_TOP/scripts/qemu-backports.sh") || die "no QEMU from backports"
+		vm_opts+=(-q "$qroot")
+		qemu=$qroot/usr/bin/qemu-system-x86_64
+		;;
 	mtu=*) mtus=${arg#mtu=} ;;
 	loss=*) losses=${arg#loss=} ;;
 	base=*)
@@ -54,6 +66,15 @@ for arg in "$@"; do
 	*) args+=("$arg") ;;
 	esac
 done
+if [ "$release" = trixie ]; then
+	ko=$("$SROCE_TOP/scripts/module-for.sh" trixie "$out/module-trixie") ||
+		die "build for trixie failed"
+else
+	make -C "$SROCE_TOP" >&2 || die "build failed"
+	ko=$SROCE_TOP/sroce.ko
+fi
+files+=(-f "$ko")
+vm_opts+=(-d "$release")
 IFS=, read -ra mtu_list <<<"$mtus"
 IFS=, read -ra loss_list <<<"$losses"
 for m in "${mtu_list[@]}"; do
@@ -69,11 +90,13 @@ bench_one() {
 	[ "$loss" = 0 ] || extra=("loss=$loss")
 	mkdir -p "$dir"
 	"$SROCE_TOP/scripts/vm-run.sh" -n 2 -c "$vcpus" -m "$mtu" -t 10800 -o "$dir/run" \
-		"${files[@]}" "$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}" "${extra[@]}"
+		"${vm_opts[@]}" "${files[@]}" "$SROCE_TOP/scripts/tests/bench.sh" "${args[@]}" "${extra[@]}"
 	rc=$?
 	/usr/bin/python3 "$SROCE_TOP/scripts/bench-report.py" "$dir/run/guest0/bench.csv" \
 		"$dir/run/guest1/bench.csv" "$dir" "$mtu" || rc=1
-	echo "link MTU $mtu, $vcpus vCPU(s) per guest, arguments: ${args[*]} ${extra[*]}"
+	echo "link MTU $mtu, $vcpus vCPU(s) per guest, $release guests," \
+		"$("$qemu" --version | head -n 1 | sed 's/ (.*//')," \
+		"arguments: ${args[*]} ${extra[*]}"
 	return $rc
 }
 

@@ -6,7 +6,7 @@
 #
 #   scripts/vm-run.sh [-n NGUESTS] [-t TIMEOUT_S] [-m MTU] [-o OUTDIR]
 #                     [-d RELEASE[,RELEASE...]] [-k stock|debug] [-c VCPUS]
-#                     [-f FILE]... JOB_SCRIPT [ARGS...]
+#                     [-q QEMU_ROOT] [-f FILE]... JOB_SCRIPT [ARGS...]
 #
 # -c 2 gives each guest two vCPUs (multi-threaded TCG: one host core each),
 # for a job that is a whole network in one guest (cc-netns.sh).
@@ -16,6 +16,9 @@
 # guest gets the -f .ko files built for its own kernel (so one sroce.ko per
 # kernel, under the same name, makes /job/sroce.ko the right one in each)
 # and every other -f file.
+# -q boots the guests with the QEMU unpacked under QEMU_ROOT
+# (scripts/qemu-backports.sh: 10.x, whose virtio-net offers UDP
+# segmentation offload) instead of the host's.
 # -k debug boots scripts/debug-kernel.sh's kernel (KASAN, lockdep, kmemleak,
 # ...) instead of Debian's: every timeout is DEBUG_SLOWDOWN times longer,
 # sroce is unloaded and kmemleak scans after the job, and any leak fails the
@@ -70,8 +73,8 @@ usage() {
 }
 
 nguests=2 timeout=300 mtu=1500 kernel=stock releases=bookworm outdir='' vcpus=1
-files=()
-while getopts n:t:m:o:d:k:c:f:h opt; do
+files=() qemu=qemu-system-x86_64 qemu_dirs=()
+while getopts n:t:m:o:d:k:c:q:f:h opt; do
 	case $opt in
 	n) nguests=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -80,6 +83,12 @@ while getopts n:t:m:o:d:k:c:f:h opt; do
 	d) releases=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	c) vcpus=$OPTARG ;;
+	q)
+		qemu=$OPTARG/usr/bin/qemu-system-x86_64
+		# Its own data first, then the host's firmware (SeaBIOS).
+		qemu_dirs=(-L "$OPTARG/usr/share/qemu" -L /usr/share/seabios -L /usr/lib/ipxe/qemu)
+		[ -x "$qemu" ] || die "-q: no $qemu"
+		;;
 	f) files+=("$OPTARG") ;;
 	*) usage ;;
 	esac
@@ -263,7 +272,7 @@ boot_guests() {
 		# virtio's rings are shared with QEMU's I/O thread: a virtqueue
 		# then misses its notification now and then and stays stuck
 		# (Documentation/testing.rst, "Stuck virtio queues").
-		TMPDIR=$work setpriv --pdeathsig KILL ip netns exec "$ns" qemu-system-x86_64 \
+		TMPDIR=$work setpriv --pdeathsig KILL ip netns exec "$ns" "$qemu" "${qemu_dirs[@]}" \
 			-name "guest$i" -nodefaults -no-user-config \
 			-machine pc -accel tcg -cpu "$cpu" -smp "$vcpus,maxcpus=2" -m "$mem" \
 			-display none -monitor none -no-reboot \

@@ -23,6 +23,10 @@
 # (tx_rtt_retransmit 0), as sroce-nortt. loss=P: netem drops P percent of
 # the packets each guest sends, TCP's included, for the whole job. base:
 # /job/sroce-base.ko (scripts/bench.sh base=KO) runs too, as sroce-base.
+# uso: sroce also runs with the NIC's UDP segmentation offload on
+# (ethtool tx-udp-segmentation, which virtio-net offers under QEMU 10
+# and leaves off) and tx_trains 2, so that its trains cross virtio
+# whole, as sroce-uso.
 # loopback: each implementation also runs the bandwidth tests at 64 KiB
 # and ib_send_lat with server and client both in guest 0, to its own
 # address (recorded as lo_TOOL, with TCP as tcp-lo); guest 0 then
@@ -43,6 +47,7 @@ for arg in "$@"; do
 	base) variants+=(sroce-base) ;;
 	loss=[0-9]*) loss=${arg#loss=} ;;
 	loopback) loopback=1 ;;
+	uso) variants+=(sroce-uso) ;;
 	*) bail "unknown argument '$arg'" ;;
 	esac
 done
@@ -51,6 +56,10 @@ if [ -n "$loss" ]; then
 	modprobe sch_netem 2>/dev/null
 	check "netem loss $loss%" tc qdisc replace dev eth0 root netem loss "$loss%"
 fi
+# Whether the NIC segments UDP (then trains cross it whole, see
+# sroce_train.c), and its packet counts before and after, for the record.
+ethtool -k eth0 | grep -E '^tx-udp-segmentation' | sed 's/^/eth0 /'
+ip -s link show eth0 >/job/eth0-before.txt
 csv=/job/bench.csv
 echo "round,impl,test,size,value,unit,cpu_s,bytes" >"$csv"
 round=0
@@ -194,6 +203,11 @@ for round in $(seq "$rounds"); do
 		wait_port_active "$dev"
 		value=0
 		case $impl in
+		sroce-uso)
+			check "eth0 tx-udp-segmentation on" \
+				ethtool -K eth0 tx-udp-segmentation on
+			param=tx_trains value=2
+			;;
 		sroce-notrain) param=tx_trains ;;
 		sroce-fixedwin) param=tx_adaptive_window ;;
 		sroce-nortt) param=tx_rtt_retransmit ;;
@@ -223,6 +237,7 @@ for round in $(seq "$rounds"); do
 			pfx='' client_id=1 dest=$PEER_IP4
 		fi
 		[ "$type" != sroce ] || dump_counters "$dev"
+		[ "$impl" != sroce-uso ] || ethtool -K eth0 tx-udp-segmentation off
 		rdma link delete "$dev"
 		case $type in
 		sroce) rmmod sroce ;;
@@ -230,4 +245,5 @@ for round in $(seq "$rounds"); do
 		esac
 	done
 done
+ip -s link show eth0 >/job/eth0-after.txt
 summary

@@ -16,7 +16,10 @@
 # bytes), so that with quick every tool runs over 1..2 B, 4-64 KiB and
 # 1 MiB messages; ipv6, RoCEv2 over
 # IPv6 (the GID of the guest's IPv6 address) instead of IPv4; capture,
-# guest 0 records RoCEv2 traffic on eth0 to /job/wire.pcap for the host.
+# guest 0 records RoCEv2 traffic on eth0 to /job/wire.pcap for the host;
+# uso, the NIC's UDP segmentation offload on (6.12's virtio-net under
+# vm-run.sh -q's QEMU 10 offers it) and an sroce device's tx_trains 2, so
+# that its send trains cross the NIC whole.
 #
 # ibv_rc_pingpong -c checks the data it receives; perftest checks that every
 # operation completes. Each tool run is one check.
@@ -37,7 +40,7 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1)
+set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso=
 [ "$mode" = loopback ] && servers=(0)
 for opt in "$@"; do
 	case $opt in
@@ -46,11 +49,16 @@ for opt in "$@"; do
 	sweep) sweep=1 ;;
 	capture) capture=1 ;;
 	ipv6) gid_ip=$GUEST_IP6 ;;
+	uso) uso=1 ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
 
 link_up "$mytype" "$dev"
+if [ -n "$uso" ]; then
+	check "eth0 tx-udp-segmentation on" ethtool -K eth0 tx-udp-segmentation on
+	[ "$mytype" != sroce ] || check "tx_trains 2" set_cc_params "$dev" tx_trains=2
+fi
 gid=$(roce_gid_index "$dev" "$gid_ip") || bail "no RoCE v2 GID for $gid_ip"
 
 if [ "$mode" = pair ]; then
