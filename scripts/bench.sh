@@ -16,9 +16,9 @@
 # state); trains: sroce with send trains off too (sroce-notrain); window:
 # sroce with a fixed send window too (sroce-fixedwin); uso: sroce with
 # the NIC's UDP segmentation on too (sroce-uso); rto: sroce without
-# its early retransmit too (sroce-nortt); loopback: 64 KiB bandwidth and
-# send latency also with both ends in one guest, to its own address
-# (lo_*); loss=P: netem drops P percent of each guest's packets (TCP's
+# its early retransmit too (sroce-nortt); loopback: 64 KiB WRITE and
+# READ bandwidth (with cpus=2 also SEND and its latency) also with both
+# ends in one guest, to its own address (lo_*); loss=P: netem drops P percent of each guest's packets (TCP's
 # too); base=KO: another build of sroce.ko
 # (the one before a change) runs too, as sroce-base, to measure a change;
 # cpus=N: N vCPUs per guest (1 or 2, default 1; with 2 the softirq and
