@@ -26,6 +26,7 @@ tests=$SROCE_TOP/scripts/tests
 rm -rf "$out"
 mkdir -p "$out"
 make -C "$SROCE_TOP" >"$out/build.log" 2>&1 || die "build failed, see $out/build.log"
+"$SROCE_TOP/scripts/test-prog-build.sh" cc-flow "$out/cc-flow" || die "cc-flow does not build"
 passed=0
 failed=0
 
@@ -54,7 +55,7 @@ MARK_MODEL=model=1:0.958,5:0.346,20:0.100
 job incast -n 3 -t 900 "$tests/cc.sh" incast sroce both dur=40 join=5
 job mark -n 2 -t 600 "$tests/cc.sh" mark sroce 0 1 5 20 dur=10 "$MARK_MODEL" "${MARK_CC[@]}"
 for k in 2 4 8 16; do
-	job "netns-$k" -n 1 -c 2 -t 900 -f "$tests/netns-lib.sh" -f "$tests/cc-testbed.py" \
+	job "netns-$k" -n 1 -c 2 -t 900 -f "$tests/netns-lib.sh" -f "$tests/cc-testbed.py" -f "$out/cc-flow" \
 		"$tests/cc-netns.sh" "$k" all
 done
 

@@ -237,7 +237,7 @@ build_module_612() {
 build_test_progs() {
 	local p
 	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test mcast-ud \
-		verbs-fuzz rc-verify atomic-write-test; do
+		verbs-fuzz rc-verify atomic-write-test cc-flow; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -348,7 +348,7 @@ guest_steps() {
 	# against the model (make check-cc runs K 2-16 and the other
 	# modes). Not on the debug kernel: its senders cannot fill the port.
 	[ "$kernel" = debug ] || gstep cc-netns -n 1 -c 2 -t 400 -f "$tests/netns-lib.sh" \
-		-f "$tests/cc-testbed.py" "$tests/cc-netns.sh" 8 on dur=30
+		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 8 on dur=30
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
 		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
 		"$tests/qptypes.sh" pair sroce sroce $one
