@@ -18,9 +18,10 @@
 # the NIC's UDP segmentation on too (sroce-uso); rto: sroce without
 # its early retransmit too (sroce-nortt); loopback: 64 KiB WRITE and
 # READ bandwidth (with cpus=2 also SEND and its latency) also with both
-# ends in one guest, to its own address (lo_*); loss=P: netem drops P percent of each guest's packets (TCP's
-# too); base=KO: another build of sroce.ko
-# (the one before a change) runs too, as sroce-base, to measure a change;
+# ends in one guest, to its own address (lo_*); loss=P: netem drops P
+# percent of each guest's packets (TCP's too); base=KO: another build of
+# sroce.ko (the one before a change) runs too, as sroce-base, to measure
+# a change;
 # cpus=N: N vCPUs per guest (1 or 2, default 1; with 2 the softirq and
 # the application can run apart, where per-CPU state pays, but two guests
 # of two vCPUs share the host's two cores); mtu=N: the link's MTU (1280 to

@@ -29,9 +29,9 @@
 # whole, as sroce-uso.
 # loopback: each implementation also runs ib_write_bw and ib_read_bw at
 # 64 KiB (with two vCPUs also ib_send_bw and ib_send_lat) with server and
-# client both in guest 0, to its own
-# address (recorded as lo_TOOL, with TCP as tcp-lo); guest 0 then
-# records the value, and no passive CPU figure (the client polls).
+# client both in guest 0, to its own address (recorded as lo_TOOL, with
+# TCP as tcp-lo); guest 0 then records the value, and no passive CPU
+# figure (the client polls).
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh
 . /job/guest-lib.sh

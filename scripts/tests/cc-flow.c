@@ -135,7 +135,7 @@ static int stream(struct ibv_comp_channel *ch, struct ibv_cq *cq,
 	struct ibv_wc wc[DEPTH];
 	uint64_t bytes = 0;
 	int inflight, i, n, failed = 0;
-	double t0;
+	double t0, secs;
 
 	sleep_until(start);
 	t0 = boottime();
@@ -163,8 +163,9 @@ static int stream(struct ibv_comp_channel *ch, struct ibv_cq *cq,
 			}
 		}
 	}
-	printf("moved %" PRIu64 " bytes in %.2f s: %.2f Mb/s\n", bytes,
-	       boottime() - t0, bytes * 8 / (boottime() - t0) / 1e6);
+	secs = boottime() - t0;
+	printf("moved %" PRIu64 " bytes in %.2f s: %.2f Mb/s\n", bytes, secs,
+	       bytes * 8 / secs / 1e6);
 	return !!failed;
 }
 
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
 	int is_server, sock, rc = 0;
-	double ready, start = 0;
+	double ready, start;
 	void *buf;
 
 	is_server = argc == 5 && !strcmp(argv[1], "server");
@@ -245,6 +246,5 @@ int main(int argc, char **argv)
 	}
 	/* The server sleeps here until the client is done. */
 	sync_step(sock, 2);
-	fflush(stdout);
 	return rc;
 }

@@ -255,6 +255,7 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 # run MODE: one K:1 run in MODE (on, off, timely or drop).
 run() {
 	local mode=$1 tag=netns-$1 en=0 algo=0 i d dev spids=() cpids=() sampler rx_gid line rc t0 gids=()
+	local setup=$((3 + k / 2))
 	local cnp0 handled0 cnp handled bad=0 spaced
 	[ "$mode" = on ] && en=255
 	[ "$mode" = timely ] && algo=1
@@ -271,9 +272,9 @@ run() {
 	done
 	# The senders' setups run together before the first starts: a few
 	# seconds in all, more with more senders.
-	t0=$(awk -v s="$((3 + k / 2))" '{ printf "%.1f", $1 + s }' /proc/uptime)
+	t0=$(awk -v s="$setup" '{ printf "%.1f", $1 + s }' /proc/uptime)
 	ip netns exec sw python3 /job/cc-testbed.py record "/job/$tag.csv" \
-		$((dur + k * (gap + leave) + k / 2 + 33)) p100 "$k" "$rate" &
+		$((setup + dur + k * (gap + leave) + 30)) p100 "$k" "$rate" &
 	sampler=$!
 	for ((i = 1; i <= k; i++)); do
 		timeout "$TOOL_TIMEOUT" ip netns exec r /job/cc-flow server rx "$rx_gid" \
