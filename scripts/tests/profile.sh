@@ -6,10 +6,12 @@
 # against rdma_rxe on the same guests. Run by scripts/vm-run.sh:
 #
 #   vm-run.sh -n 2 -t 900 -f .../sroce.ko profile.sh [TYPE...] [TOOL...] [xN]
+#   vm-run.sh -n 1 -c 2 -t 900 -f .../sroce.ko profile.sh loopback [...]
 #
 # TYPE: sroce, rxe (default both); TOOL: ib_send_lat, ib_write_bw,
 # ib_read_bw (default all three); xN runs N times the default iterations.
-# Guest 0 serves, guest 1 is the client. For each TYPE and tool, each guest
+# Guest 0 serves, guest 1 is the client; with loopback guest 0 runs both
+# on its own address (give it two vCPUs: both perftest processes poll). For each TYPE and tool, each guest
 # leaves in /job TYPE-TOOL.flat (self time by symbol), .incl (time
 # including callees), .comm (by task) and .cpu (its busy CPU seconds
 # during the run, cpu_busy_since: the figure make bench divides by the
@@ -25,11 +27,13 @@ TOOL_TIMEOUT=200
 types=()
 tools=()
 scale=1
+loopback=''
 for arg in "$@"; do
 	case $arg in
 	sroce | rxe) types+=("$arg") ;;
 	ib_*) tools+=("$arg") ;;
 	x[1-9]*) scale=${arg#x} ;;
+	loopback) loopback=1 ;;
 	*) echo "profile.sh: unknown argument $arg" >&2 && exit 2 ;;
 	esac
 done
@@ -48,8 +52,10 @@ report() {
 
 # profile TYPE TOOL ARGS...: one perftest run under perf in both guests.
 profile() {
-	local type=$1 tool=$2 dev=${1}0 gid tag ppid mark
+	local type=$1 tool=$2 dev=${1}0 gid tag ppid mark spid client_id=1
+	local dest=$PEER_IP4
 	shift 2
+	[ -z "$loopback" ] || client_id=0 dest=$GUEST_IP4
 	gid=$(roce_gid_index "$dev" "$GUEST_IP4")
 	tag=$type-$tool
 	barrier "$tag-start"
@@ -60,15 +66,18 @@ profile() {
 	if [ "$GUEST_ID" = 0 ]; then
 		timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" -x "$gid" -p $port -F "$@" \
 			>"/job/$tag.server" 2>&1 &
-		local spid=$!
-		barrier "$tag-up"
+		spid=$!
+	fi
+	barrier "$tag-up"
+	if [ "$GUEST_ID" = "$client_id" ]; then
+		sleep 1
+		timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" -x "$gid" -p $port -F "$@" \
+			"$dest" >"/job/$tag.client" 2>&1
+		check "$type $tool $* (client)" test $? -eq 0
+	fi
+	if [ "$GUEST_ID" = 0 ]; then
 		wait $spid
 		check "$type $tool $* (server)" test $? -eq 0
-	else
-		barrier "$tag-up"
-		sleep 1
-		check "$type $tool $* (client)" timeout "$TOOL_TIMEOUT" "$tool" -d "$dev" \
-			-x "$gid" -p $port -F "$@" "$PEER_IP4" >"/job/$tag.client"
 	fi
 	cpu_busy_since "$mark" >"/job/$tag.cpu"
 	kill -INT $ppid
