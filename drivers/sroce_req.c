@@ -691,13 +691,13 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 					      struct sk_buff **train)
 {
 	struct sroce_req *req = &qp->req;
-	u64 now = ktime_get_ns();
 	struct sroce_req_pkt pkt;
 	enum ib_qp_state state;
 	struct sroce_swqe *wqe;
 	struct sk_buff *skb;
 	unsigned int built;
 	unsigned int len;
+	u64 now = 0;
 	u32 psn;
 
 	for (built = 0; built < SROCE_REQ_BATCH; built++) {
@@ -715,6 +715,13 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 			return SROCE_REQ_IDLE;
 		if (!sroce_req_fetch(qp))
 			return SROCE_REQ_IDLE;
+		/*
+		 * The clock once per batch, and only for one that sends: a
+		 * run after an ACK mostly finds nothing to do, and the
+		 * clock can be slow (an emulated HPET is an exit each read).
+		 */
+		if (!now)
+			now = ktime_get_ns();
 		if (!sroce_req_may_send(qp, now))
 			return SROCE_REQ_IDLE;
 
