@@ -2,9 +2,9 @@
 /*
  * KUnit tests for the RoCEv2 ICRC: two IPv4 packets whose ICRC is known
  * from outside (a ConnectX-4 Lx capture and scapy's example), an IPv6
- * packet checked against an independent implementation of the same
- * procedure, and a bit-by-bit proof that exactly the fields routers may
- * rewrite are left out of the CRC. Received packets are checked as skbs
+ * packet and two long ones checked against an independent implementation
+ * of the same procedure, and a bit-by-bit proof that exactly the fields
+ * routers may rewrite are left out of the CRC. Received packets are checked as skbs
  * laid out as the receive path meets them: headers in the linear part, the
  * rest in page fragments cut anywhere, the ICRC's four bytes included.
  */
@@ -14,6 +14,7 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 
+#include "sroce_compat.h"
 #include "sroce_icrc.h"
 #include "sroce_pkt.h"
 
@@ -371,6 +372,83 @@ static void icrc_reads_fragments(struct kunit *test)
 						  16));
 }
 
+/*
+ * A packet of @paylen bytes of payload: IPv4, UDP, BTH of an RC RDMA
+ * WRITE MIDDLE to QP 0x11, PSN 0x100, and a fixed byte pattern. Its ICRCs
+ * were computed with Python's zlib.crc32 following the masking rules above
+ * (the same script gives the hardware CNP's 0x2a00fd82).
+ */
+struct icrc_long {
+	unsigned int paylen;
+	u32 icrc;
+};
+
+static const struct icrc_long icrc_longs[] = {
+	{ 1024, 0xb8c38428 },
+	{ 4096, 0x244e2b9f },
+};
+
+static u8 *icrc_long_packet(struct kunit *test, unsigned int paylen)
+{
+	static const u8 hdrs[] = {
+		0x45, 0x02, 0x00, 0x00, 0x12, 0x34, 0x40, 0x00,
+		0x40, 0x11, 0xbe, 0xef, 0x0a, 0x00, 0x00, 0x01,
+		0x0a, 0x00, 0x00, 0x02,
+		0xc1, 0x23, 0x12, 0xb7, 0x00, 0x00, 0x00, 0x00,
+		0x07, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x11,
+		0x00, 0x00, 0x01, 0x00,
+	};
+	unsigned int len = sizeof(hdrs) + paylen + SROCE_ICRC_BYTES, i;
+	u8 *p = kunit_kzalloc(test, len, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memcpy(p, hdrs, sizeof(hdrs));
+	put_unaligned_be16(len, p + 2);
+	put_unaligned_be16(len - 20, p + 24);
+	for (i = 0; i < paylen; i++)
+		p[sizeof(hdrs) + i] = ((i * 131 + 7) >> 1) & 0xff;
+	return p;
+}
+
+/*
+ * Path-MTU-sized payloads, computed whole and checked in fragments of 64
+ * bytes up to a page: the ICRC is the known one, and a flipped payload bit
+ * is found.
+ */
+static void icrc_long_packets(struct kunit *test)
+{
+	static const unsigned int frags[] = { 64, 300, 1000, 2048, PAGE_SIZE };
+	unsigned int hdrs = 20 + 8 + SROCE_BTH_BYTES, len, i, j;
+	u32 icrc;
+	u8 *p;
+
+	for (i = 0; i < ARRAY_SIZE(icrc_longs); i++) {
+		len = hdrs + icrc_longs[i].paylen;
+		p = icrc_long_packet(test, icrc_longs[i].paylen);
+		KUNIT_EXPECT_EQ(test, sroce_icrc_compute(p, len, &icrc), 0);
+		KUNIT_EXPECT_EQ_MSG(test, icrc, icrc_longs[i].icrc,
+				    "payload %u", icrc_longs[i].paylen);
+		KUNIT_ASSERT_EQ(test, sroce_icrc_append(p, len), 0);
+		len += SROCE_ICRC_BYTES;
+		for (j = 0; j < ARRAY_SIZE(frags); j++) {
+			if (DIV_ROUND_UP(len - hdrs, frags[j]) > MAX_SKB_FRAGS)
+				continue;
+			KUNIT_EXPECT_TRUE_MSG(test,
+					      icrc_check_split(test, p, len,
+							       hdrs, frags[j]),
+					      "payload %u frag %u",
+					      icrc_longs[i].paylen, frags[j]);
+			p[len - 700] ^= 0x40;
+			KUNIT_EXPECT_FALSE_MSG(test,
+					       icrc_check_split(test, p, len,
+								hdrs, frags[j]),
+					       "payload %u frag %u",
+					       icrc_longs[i].paylen, frags[j]);
+			p[len - 700] ^= 0x40;
+		}
+	}
+}
+
 static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE_PARAM(icrc_matches_known_packets, icrc_frame_gen_params),
 	KUNIT_CASE_PARAM(icrc_ignores_exactly_the_masked_bits,
@@ -380,6 +458,7 @@ static struct kunit_case sroce_icrc_cases[] = {
 	KUNIT_CASE(icrc_detects_corruption),
 	KUNIT_CASE(icrc_of_built_cnp_matches_hardware),
 	KUNIT_CASE(icrc_refuses_what_it_cannot_cover),
+	KUNIT_CASE(icrc_long_packets),
 	{}
 };
 
