@@ -73,8 +73,12 @@ bool sroce_comp_post_wc(struct sroce_qp *qp, const struct sroce_swqe *wqe,
 }
 
 /*
- * Complete the oldest WQE (sroce_comp_post_wc()) and free its slot.
- * Returns false when the CQ overflowed. Caller holds req.lock.
+ * Free the oldest WQE's slot and then post its completion
+ * (sroce_comp_post_wc()): an application that posts again as soon as it
+ * polls the completion must find the slot free, or its post fails with
+ * the ring full. The completion is built from the shadow copy, which only
+ * a fetch under req.lock rewrites. Returns false when the CQ overflowed.
+ * Caller holds req.lock.
  */
 static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 				enum ib_wc_status status)
@@ -82,7 +86,6 @@ static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 	struct sroce_req *req = &qp->req;
 	u32 index = qp->sq.queue.index;
 	unsigned long flags;
-	bool ok = sroce_comp_post_wc(qp, wqe, status);
 
 	/* Only WQEs sent in full were counted in rd_atomic. */
 	if (index != req->sent_end) {
@@ -107,7 +110,7 @@ static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	sroce_queue_advance_consumer(&qp->sq.queue);
 	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	return ok;
+	return sroce_comp_post_wc(qp, wqe, status);
 }
 
 /*

@@ -33,7 +33,8 @@
 #            sequences (verbs-fuzz); RC traffic verified byte by byte
 #            (rc-verify) under netem loss, reordering, duplication,
 #            corruption and a link flap, sroce<->sroce and
-#            sroce<->rdma_rxe (the long form is `make faults`); teardown
+#            sroce<->rdma_rxe (the long form is `make faults`); ib_write_lat
+#            and ib_send_lat under 1% loss between two-vCPU guests; teardown
 #            under load, one round (`make stress`: 50)
 #   debug    the debug kernel (scripts/debug-kernel.sh: KASAN, lockdep,
 #            kmemleak, ...) and sroce.ko built against it, then a subset
@@ -372,6 +373,9 @@ guest_steps() {
 		"$tests/faults.sh" pair sroce sroce quick servers=0
 	gstep faults-rxe -n 2 -t 600 -f "$out/rc-verify" \
 		"$tests/faults.sh" pair sroce rxe quick
+	# Ping-pong latency tests under 1% loss between two-vCPU guests: a
+	# post right after the poll must find its SQ slot free.
+	gstep latloss -n 2 -c 2 -t 500 "$tests/latloss.sh" sroce 4
 	gstep teardown -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1
 	# On-demand paging: verified RC traffic while the buffers keep
 	# leaving the page tables, sroce on both sides and against rdma_rxe
