@@ -12,10 +12,7 @@ import csv
 import math
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
+from bench_lib import load, ratio
 
 
 def median(xs):
@@ -66,9 +63,6 @@ def main():
     def spread(impl, test, size):
         v = vals.get((impl, test, size))
         return f"{min(v):g}-{max(v):g}" if v and len(v) > 1 else ""
-
-    def ratio(a, b):
-        return f"{a / b:.2f}" if a and b else ""
 
     def cpu_per_gb(impl, test, size):
         c = cpus.get((impl, test, size))

@@ -15,10 +15,7 @@ and MTU).
 import csv
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
+from bench_lib import load, ratio
 
 
 def num(s):
@@ -26,10 +23,6 @@ def num(s):
         return float(s)
     except (TypeError, ValueError):
         return None
-
-
-def ratio(a, b):
-    return f"{a / b:.2f}" if a and b else ""
 
 
 def fmt(v):
