@@ -57,7 +57,10 @@ DEBUG_SLOWDOWN=3
 # carry a WARNING: or BUG: line; the others are named: debug objects,
 # list and refcount checks, the hung task detector, and lockdep switching
 # itself off (not a bare "lockdep": the debug kernel's boot log says "RCU
-# lockdep checking is enabled").
+# lockdep checking is enabled"), nor a bare "general protection fault":
+# the kernel logs a user process's fault as "traps: NAME[PID] general
+# protection fault ip:...", which the job's own checks judge, and its own
+# as "general protection fault, probably for ..." or "...fault: 0000".
 # Reports of the kernel's own code that sroce cannot cause, left out of the
 # judging from their first line to KASAN's closing rule of '=' (each is
 # still logged). 6.1's rdma_rxe reads one map pointer past its MR's map
@@ -65,7 +68,7 @@ DEBUG_SLOWDOWN=3
 # MR rewrite of 6.2): KASAN reports it on the rdma_rxe guest of every RC
 # interop run, from rxe_requester, on an MR rxe itself registered.
 KERNEL_KNOWN='BUG: KASAN: slab-out-of-bounds in rxe_mr_copy[+]'
-KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|KFENCE|locking correctness validator|possible circular locking|possible recursive locking|inconsistent lock state|ODEBUG|list_(add|del) corruption|refcount_t:|blocked for more than|general protection fault|[Kk]ernel panic'
+KERNEL_BAD='WARNING:|BUG:|Oops|Call Trace|sleeping function called|KASAN|KFENCE|locking correctness validator|possible circular locking|possible recursive locking|inconsistent lock state|ODEBUG|list_(add|del) corruption|refcount_t:|blocked for more than|general protection fault[,:]|[Kk]ernel panic'
 
 usage() {
 	sed -n '7,9p' "${BASH_SOURCE[0]}" | sed 's/^#//' >&2

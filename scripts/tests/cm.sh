@@ -308,6 +308,11 @@ expand() {
 	echo "${c//@PEER@/$peer_ip}"
 }
 
+# client_log LOG: a failed client's output, its earlier attempts first.
+client_log() {
+	cat "$1.tries" "$1" 2>/dev/null | sed 's/^/#   /'
+}
+
 # one_test SERVER_ID "DESC|SERVER|CLIENT": one server/client pair, both checked.
 one_test() {
 	local server=$1 desc rest scmd ccmd log rc
@@ -323,7 +328,7 @@ one_test() {
 		sleep 1
 		# shellcheck disable=SC2086 # the command is split on purpose
 		check "$desc$fam (loopback, client)" run_client "$log.client" $ccmd ||
-			sed 's/^/#   /' "$log.client"
+			client_log "$log.client"
 		wait "$spid"
 		rc=$?
 		check "$desc$fam (loopback, server)" test $rc -eq 0 ||
@@ -349,7 +354,7 @@ one_test() {
 		# shellcheck disable=SC2086 # the command is split on purpose
 		check "$desc$fam (${types[$GUEST_ID]} client to ${types[$server]})" \
 			run_client "$log.client" $ccmd ||
-			sed 's/^/#   /' "$log.client"
+			client_log "$log.client"
 		[[ $desc != rping* ]] ||
 			check "$desc data$fam (${types[$GUEST_ID]} client)" rping_ok "$log.client" 20
 	fi

@@ -309,6 +309,11 @@ run_client() {
 		# unknown service ID (reason 8).
 		grep -qiE "couldn't connect|connection refused|Unable to connect|RDMA_CM_EVENT_REJECTED; error: 8" \
 			"$log" || return $rc
+		# The next attempt overwrites $log: keep this one's output.
+		{
+			echo "# attempt ended with exit $rc:"
+			cat "$log"
+		} >>"$log.tries"
 		sleep 1
 	done
 	return $rc
