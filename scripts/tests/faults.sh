@@ -27,7 +27,15 @@
 # (drivers/sroce_req_win.h, sroce_req_rto.h): window_cuts grows as completer_retry_err and
 # early_retransmits together do; across the link flap both kinds must
 # come, the early ones first (the QPs' timeout is far longer than the
-# round trips measured before the flap).
+# round trips measured before the flap), if a packet was left
+# unacknowledged across it: rc-verify's client posts each operation only
+# when the server says it is ready (over TCP), so with the server's link
+# down it may wait with nothing in flight (CI, 2026-12-06: twice in a row
+# on an idle host). While each run lasts, the client's RC QPs are sampled
+# every 0.5 s (rdma res show qp -dd): a QP with unacknowledged PSNs must
+# have its retransmit or RNR timer armed, or its requester queued or
+# running, or be stopped; the same state without any of these in two
+# samples in a row would hang on the next lost packet and fails the run.
 #   linkdown   guest 0 takes eth0 down for 4 s, 1 s after the client's
 #              first operation completed. 4 s: the whole timeout comes
 #              1.07 s after the last answer, and a timer that fires late
@@ -132,6 +140,51 @@ counter() {
 	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
 }
 
+# qp_sampler LOG: every 0.5 s until killed, a line per RC QP of $dev with
+# unacknowledged PSNs: uptime, QPN, una, psn-high, and 1 if something will
+# move it on (a timer armed, the requester queued or running, the QP
+# stopped), else 0.
+qp_sampler() {
+	local up
+	while :; do
+		read -r up _ </proc/uptime
+		rdma res show qp link "$dev/1" -dd 2>/dev/null | awk -v t="$up" '
+		{
+			q = una = high = ""; live = 0
+			for (i = 1; i < NF; i++) {
+				if ($i == "lqpn") q = $(i + 1)
+				else if ($i == "drv_una") una = $(i + 1)
+				else if ($i == "drv_psn-high") high = $(i + 1)
+				else if ($i ~ /^drv_(retry-timer|rnr-timer|rnr-wait|stopped|work|running)$/)
+					live = 1
+			}
+			if (una != "" && una != high) print t, q, una, high, live
+		}'
+		sleep 0.5
+	done >"$1"
+}
+
+# qp_samples_dead LOG: the QPs that had unacknowledged PSNs and nothing to
+# move them on in two samples in a row, with the same una and psn-high.
+qp_samples_dead() {
+	awk '$1 != last { n++; last = $1 }
+	     $5 == 0 {
+		k = $2 " " $3 " " $4
+		if ((k in dead) && dead[k] == n - 1) bad[$2] = 1
+		dead[k] = n
+	     }
+	     END { for (q in bad) printf "%s ", q }' "$1"
+}
+
+# qp_samples_stuck LOG: true if some QP kept the same unacknowledged PSNs
+# for 3 s or more: longer than linkdown's 1.07 s timeout, extended once
+# by a late timer, plus a sample, so a timeout must have come.
+qp_samples_stuck() {
+	awk '{ k = $2 " " $3 " " $4; if (!(k in first)) first[k] = $1
+	       if ($1 - first[k] >= 3) stuck = 1 }
+	     END { exit !stuck }' "$1"
+}
+
 # flap: eth0 down for 4 s, 1 s after the client's first operation
 # completed (/shared/flowing-PORT): under TCG, setting up the QPs may take
 # longer than any fixed delay, and a flap before the traffic tests nothing.
@@ -149,6 +202,7 @@ flap() {
 # one_run SERVER FAULT OPTS: one rc-verify run; both guests call it.
 one_run() {
 	local server=$1 fault=$2 opts=$3 log t0=$SECONDS rc spid fpid='' wpid='' icrc0 csum0 cuts0 rto0 d r
+	local qpid='' dead
 	local s=$((seed + port - 19100)) limit=150
 	[ "$size" = long ] && limit=900
 	local desc="$fault: rc-verify $opts -s $s (${types[$server]} server, ${types[1 - server]} client)"
@@ -179,11 +233,16 @@ one_run() {
 			touch "/shared/flowing-$port") &
 			wpid=$!
 		fi
+		if [ "$mytype" = sroce ]; then
+			qp_sampler "$log.qps" &
+			qpid=$!
+		fi
 		# shellcheck disable=SC2086 # $opts holds several options
 		timeout $limit $prog $opts -s $s -T 60 client "$dev" "$gid" $port \
 			"$PEER_IP4" >"$log.client" 2>&1
 		rc=$?
 		[ -z "$wpid" ] || kill "$wpid" 2>/dev/null
+		[ -z "$qpid" ] || { kill "$qpid"; wait "$qpid"; } 2>/dev/null
 		sed 's/^/#   /' "$log.client"
 		check "$desc, client exit $rc" test $rc -eq 0
 	fi
@@ -198,8 +257,19 @@ one_run() {
 		d=$(($(counter window_cuts) - cuts0))
 		r=$(($(counter completer_retry_err) - rto0))
 		e=$(($(counter early_retransmits) - early0))
+		dead=$(qp_samples_dead "$log.qps")
+		check "$fault: every QP of $dev with unacknowledged packets had a timer armed or its requester queued (QPs without: ${dead:-none})" \
+			test -z "$dead"
+		local want_rto=no
+		if [ "$fault" = linkdown ]; then
+			if qp_samples_stuck "$log.qps"; then
+				want_rto=yes
+			else
+				echo "# $fault: no packet stayed unacknowledged for 3 s: the client waited for its server; no timeout required"
+			fi
+		fi
 		check "$fault: $dev's requester cut its send window on each retransmit timeout and early retransmit (window_cuts +$d, completer_retry_err +$r, early_retransmits +$e)" \
-			test "$d" -eq $((r + e)) -a \( "$fault" != linkdown -o "$r" -gt 0 -a "$e" -gt 0 \)
+			test "$d" -eq $((r + e)) -a \( "$want_rto" = no -o "$r" -gt 0 -a "$e" -gt 0 \)
 	fi
 	fault_off
 	if [ "$fault" = linkdown ]; then
