@@ -371,6 +371,53 @@ static void qp_late_flush(struct kunit *test)
 	qp_fixture_cleanup(&f);
 }
 
+/* What a completion handler saw of the SQ when a send completion came. */
+struct sq_seen {
+	struct sroce_qp *qp;
+	u32 consumer;
+	int calls;
+};
+
+static void record_sq_consumer(struct ib_cq *ibcq, void *ctx)
+{
+	struct sq_seen *seen = ctx;
+
+	/* As a poster reads it: pairs with the completer's release. */
+	seen->consumer = smp_load_acquire(&seen->qp->sq.queue.buf->consumer_index);
+	seen->calls++;
+}
+
+/*
+ * A send completion is posted only once its SQ slot is free: a ULP that
+ * posts again from its completion handler, or an application that polls
+ * on another CPU, must not find the ring full.
+ */
+static void qp_sq_slot_free_before_completion(struct kunit *test)
+{
+	struct qp_fixture f;
+	struct sq_seen seen = {};
+	struct ib_wc wc;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+	seen.qp = f.qp;
+	f.cq->ibcq.comp_handler = record_sq_consumer;
+	f.cq->ibcq.cq_context = &seen;
+	f.cq->notify = IB_CQ_NEXT_COMP;
+	ring_send(f.qp, 0x5107);
+
+	sroce_req_flush(f.qp);
+	KUNIT_EXPECT_EQ(test, seen.calls, 1);
+	KUNIT_EXPECT_EQ(test, seen.consumer, 1U);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x5107ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	qp_fixture_cleanup(&f);
+}
+
 /* A netdev whose ethtool answer differs from what the notifier cached. */
 static int test_get_link_ksettings(struct net_device *ndev,
 				   struct ethtool_link_ksettings *ks)
@@ -423,6 +470,7 @@ static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(qp_rts_reads_cached_link_speed),
 	KUNIT_CASE(qp_send_error_states),
 	KUNIT_CASE(qp_late_flush),
+	KUNIT_CASE(qp_sq_slot_free_before_completion),
 	{}
 };
 
