@@ -46,13 +46,17 @@ static u32 sroce_comp_next(struct sroce_qp *qp, u32 index)
 }
 
 /*
- * Post the send completion of @wqe: error completions are always reported,
- * successful ones only when signalled (sroce_sq_fetch() marks every WQE
- * signalled on an IB_SIGNAL_ALL_WR QP). Returns false when the CQ
- * overflowed (the QP must go to ERR).
+ * Free the oldest WQE's SQ slot, then post the send completion of @wqe
+ * (its shadow copy, which only a fetch under req.lock rewrites): an
+ * application that posts again as soon as it polls the completion must
+ * find the slot free, or its post fails with the ring full. Error
+ * completions are always reported, successful ones only when signalled
+ * (sroce_sq_fetch() marks every WQE signalled on an IB_SIGNAL_ALL_WR QP).
+ * Returns false when the CQ overflowed (the QP must go to ERR). Caller
+ * holds req.lock.
  */
-bool sroce_comp_post_wc(struct sroce_qp *qp, const struct sroce_swqe *wqe,
-			enum ib_wc_status status)
+bool sroce_comp_retire(struct sroce_qp *qp, const struct sroce_swqe *wqe,
+		       enum ib_wc_status status)
 {
 	struct ib_wc wc = {
 		.wr_id = wqe->wr_id,
@@ -60,6 +64,11 @@ bool sroce_comp_post_wc(struct sroce_qp *qp, const struct sroce_swqe *wqe,
 		.opcode = sroce_seg_wc_opcode(wqe->opcode),
 		.qp = &qp->ibqp,
 	};
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	sroce_queue_advance_consumer(&qp->sq.queue);
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
 
 	if (status == IB_WC_SUCCESS && !(wqe->send_flags & IB_SEND_SIGNALED))
 		return true;
@@ -73,19 +82,14 @@ bool sroce_comp_post_wc(struct sroce_qp *qp, const struct sroce_swqe *wqe,
 }
 
 /*
- * Free the oldest WQE's slot and then post its completion
- * (sroce_comp_post_wc()): an application that posts again as soon as it
- * polls the completion must find the slot free, or its post fails with
- * the ring full. The completion is built from the shadow copy, which only
- * a fetch under req.lock rewrites. Returns false when the CQ overflowed.
- * Caller holds req.lock.
+ * Complete the oldest WQE and free its slot (sroce_comp_retire()).
+ * Returns false when the CQ overflowed. Caller holds req.lock.
  */
 static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 				enum ib_wc_status status)
 {
 	struct sroce_req *req = &qp->req;
 	u32 index = qp->sq.queue.index;
-	unsigned long flags;
 
 	/* Only WQEs sent in full were counted in rd_atomic. */
 	if (index != req->sent_end) {
@@ -106,11 +110,7 @@ static bool sroce_comp_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 	}
 	if (req->rd_index == index)
 		req->rd_valid = false;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sroce_queue_advance_consumer(&qp->sq.queue);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	return sroce_comp_post_wc(qp, wqe, status);
+	return sroce_comp_retire(qp, wqe, status);
 }
 
 /*

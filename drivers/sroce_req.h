@@ -167,12 +167,13 @@ void sroce_req_cleanup(struct sroce_qp *qp);
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     struct sroce_pkt *pkt);
 /*
- * Post @wqe's send completion if it has one to post (errors, signalled
- * WQEs); false when the send CQ overflowed.
+ * Free the oldest WQE's SQ slot, then post @wqe's send completion if it
+ * has one to post (errors, signalled WQEs); false when the send CQ
+ * overflowed.
  */
 struct sroce_swqe;
-bool sroce_comp_post_wc(struct sroce_qp *qp, const struct sroce_swqe *wqe,
-			enum ib_wc_status status);
+bool sroce_comp_retire(struct sroce_qp *qp, const struct sroce_swqe *wqe,
+		       enum ib_wc_status status);
 /* UC: every packet up to @psn has been sent; retire what it completes. */
 void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn);
 void sroce_comp_retry_timer(struct timer_list *t);

@@ -223,25 +223,19 @@ static enum ib_wc_status sroce_ud_build(struct sroce_qp *qp,
 }
 
 /*
- * Retire the oldest WQE (at req.cur) with @status: its slot is freed
- * before its completion is posted, as in sroce_comp_complete(). Returns
- * false when the send CQ overflowed. Caller holds req.lock.
+ * Retire the oldest WQE (at req.cur) with @status (sroce_comp_retire()).
+ * Returns false when the send CQ overflowed. Caller holds req.lock.
  */
 static bool sroce_ud_complete(struct sroce_qp *qp, struct sroce_swqe *wqe,
 			      enum ib_wc_status status)
 {
 	struct sroce_req *req = &qp->req;
-	unsigned long flags;
 
 	/* What sroce_req_flush() expects of a QP with nothing in flight. */
 	req->cur = (req->cur + 1) & qp->sq.queue.index_mask;
 	req->sent_end = req->cur;
 	req->cur_pkt = 0;
-
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	sroce_queue_advance_consumer(&qp->sq.queue);
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	return sroce_comp_post_wc(qp, wqe, status);
+	return sroce_comp_retire(qp, wqe, status);
 }
 
 int sroce_ud_send(struct sroce_qp *qp)
