@@ -157,6 +157,12 @@ int sroce_pkt_parse(const void *hdr, unsigned int len, struct sroce_pkt *pkt)
 		 */
 		return sroce_pkt_reject(pkt, SROCE_PKT_BAD_PAD);
 	}
+	/*
+	 * No path MTU is above 4096 bytes, so no packet carries more; a
+	 * longer one (a reassembled datagram) must not reach the queues.
+	 */
+	if (room - pkt->pad > SROCE_PKT_MAX_PAYLOAD)
+		return sroce_pkt_reject(pkt, SROCE_PKT_BAD_LENGTH);
 
 	pkt->info = info;
 	pkt->paylen = room - pkt->pad;

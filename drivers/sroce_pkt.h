@@ -15,6 +15,9 @@
 
 #include "sroce_opcode.h"
 
+/* The largest payload of one packet: the largest path MTU (IBTA 9.4.1). */
+#define SROCE_PKT_MAX_PAYLOAD	4096
+
 /* Why sroce_pkt_parse() rejected a packet; names for logs and counters. */
 enum sroce_pkt_err {
 	SROCE_PKT_OK,

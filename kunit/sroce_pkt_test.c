@@ -974,6 +974,46 @@ static void parse_rejects_malformed_packets(struct kunit *test)
 			   sroce_pkt_err_name(c->err));
 }
 
+/*
+ * No packet carries more than the largest path MTU, 4096 bytes: a longer
+ * one (a reassembled datagram) is refused before any queue holds it.
+ */
+static void parse_rejects_payload_above_largest_mtu(struct kunit *test)
+{
+	static const u8 opcodes[] = {
+		SROCE_OP_RC_SEND_ONLY,
+		SROCE_OP_UC_RDMA_WRITE_MIDDLE,
+		SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
+	};
+	unsigned int len = SROCE_BTH_BYTES + 4100 + SROCE_ICRC_BYTES;
+	struct sroce_bth_fields pad = {};
+	struct sroce_pkt pkt;
+	unsigned int i;
+	u8 *buf;
+
+	buf = kunit_kzalloc(test, len, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(opcodes); i++) {
+		struct sroce_bth_fields f = { .opcode = opcodes[i] };
+
+		sroce_bth_set((struct sroce_bth *)buf, &f);
+		KUNIT_EXPECT_EQ_MSG(test, sroce_pkt_parse(buf, len - 4, &pkt), 0,
+				    "opcode %#x", opcodes[i]);
+		KUNIT_EXPECT_EQ(test, pkt.paylen, 4096U);
+		KUNIT_EXPECT_EQ_MSG(test, sroce_pkt_parse(buf, len, &pkt),
+				    -EINVAL, "opcode %#x", opcodes[i]);
+		KUNIT_EXPECT_EQ(test, pkt.err, SROCE_PKT_BAD_LENGTH);
+	}
+	/* The pad does not count: 4100 bytes with PadCnt 3 hold 4097. */
+	pad.opcode = SROCE_OP_RC_SEND_ONLY;
+	pad.pad = 3;
+	sroce_bth_set((struct sroce_bth *)buf, &pad);
+	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len - 4, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.paylen, 4093U);
+	KUNIT_EXPECT_EQ(test, sroce_pkt_parse(buf, len, &pkt), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pkt.err, SROCE_PKT_BAD_LENGTH);
+}
+
 static void parse_accepts_boundary_packets(struct kunit *test)
 {
 	u8 buf[TEST_BUF_BYTES] = {};
@@ -1079,6 +1119,7 @@ static struct kunit_case sroce_pkt_cases[] = {
 	KUNIT_CASE_PARAM(parse_rejects_truncated_headers, layout_gen_params),
 	KUNIT_CASE_PARAM(parse_rejects_malformed_packets, malformed_gen_params),
 	KUNIT_CASE(parse_accepts_boundary_packets),
+	KUNIT_CASE(parse_rejects_payload_above_largest_mtu),
 	KUNIT_CASE(build_hdrs_zeroes_extension_headers),
 	KUNIT_CASE(build_hdrs_rejects_what_parse_would),
 	KUNIT_CASE(err_names_are_distinct),
