@@ -35,8 +35,10 @@ static inline struct sroce_cq *to_scq(struct ib_cq *ibcq)
 /*
  * sroce_cq_post() - add a completion. @wc is in kernel form (wc->qp set);
  * user CQs get the ib_uverbs_wc translation. Calls the completion handler
- * (not under any sroce lock) when the CQ is armed for it. Returns -ENOSPC
- * and raises IB_EVENT_CQ_ERR when the CQ is full.
+ * when the CQ is armed for it, outside the CQ's lock but under the posting
+ * engine's (req.lock or resp.lock, BH disabled): a handler that posts to
+ * its QP finds its work deferred (sroce_req_kick(), sroce_qp_flush()).
+ * Returns -ENOSPC and raises IB_EVENT_CQ_ERR when the CQ is full.
  * Context: any; does not sleep.
  */
 int sroce_cq_post(struct sroce_cq *cq, const struct ib_wc *wc, bool solicited);

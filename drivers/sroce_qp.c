@@ -63,11 +63,15 @@ void sroce_qp_put(struct sroce_qp *qp)
 /*
  * May the engines' flushes run in this context? They take req.lock and
  * resp.lock with spin_lock_bh(); releasing those with interrupts off (a
- * ULP's spin_lock_irqsave() section) or in hard IRQ would be a bug.
+ * ULP's spin_lock_irqsave() section) or in hard IRQ would be a bug. With
+ * BH disabled the caller may be a completion handler, which the engines
+ * call with req.lock or resp.lock held (a ULP posting to its QP in ERR
+ * from there would take them again), or a softirq that holds another
+ * QP's: defer there too, as sroce_req_kick() does.
  */
 static bool sroce_qp_may_flush_here(void)
 {
-	return !irqs_disabled() && !in_hardirq();
+	return !irqs_disabled() && !in_interrupt();
 }
 
 static void sroce_qp_flush_work(struct work_struct *work)
@@ -168,8 +172,11 @@ void sroce_qp_send_error(struct sroce_qp *qp)
 		sroce_qp_error(qp);
 		return;
 	}
-	sroce_qp_enter_sqe(qp);
-	/* The rest of the SQ completes as flushed; the RQ is left alone. */
+	/*
+	 * The caller entered SQE before the error completion; if the QP
+	 * is still there, the rest of the SQ completes as flushed. The RQ
+	 * is left alone.
+	 */
 	if (READ_ONCE(qp->state) == IB_QPS_SQE)
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 }

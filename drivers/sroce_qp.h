@@ -211,10 +211,14 @@ void sroce_qp_put(struct sroce_qp *qp);
 void sroce_qp_error(struct sroce_qp *qp);
 /*
  * A send WQE failed locally. RC: ERR. UD, GSI and UC: Send Queue Error
- * (IBTA 10.3.1), entered before the failing WQE's error completion is
- * posted where the caller can (sroce_qp_enter_sqe()), then the rest of the
- * SQ is flushed and the RQ keeps working; an overflowed send CQ is fatal
- * (ERR) for every type. Context and locks as sroce_qp_error().
+ * (IBTA 10.3.1), which the caller enters (sroce_qp_enter_sqe()) before
+ * the failing WQE's error completion is posted; after it,
+ * sroce_qp_send_error() flushes the rest of the SQ if the QP is still in
+ * SQE and leaves the RQ working. It never enters SQE itself: the consumer
+ * may have answered the completion by moving SQE back to RTS already
+ * (ib_mad does, for QP1), and that QP must stay in RTS. An overflowed
+ * send CQ is fatal (ERR) for every type. Context and locks as
+ * sroce_qp_error().
  */
 bool sroce_qp_enter_sqe(struct sroce_qp *qp);
 /* Set up flush_work (create_qp). */

@@ -228,6 +228,36 @@ static void qp_post_send_in_err_irqs_off(struct kunit *test)
 	qp_fixture_cleanup(&f);
 }
 
+/*
+ * With BH disabled the caller may be a completion handler, called under
+ * the engines' locks, that posts to its QP in ERR: the flush waits for
+ * the QP's work instead of taking those locks again.
+ */
+static void qp_post_send_in_err_bh_off(struct kunit *test)
+{
+	struct ib_send_wr wr = {
+		.wr_id = 0xb40f,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad = NULL;
+	struct qp_fixture f;
+	struct ib_wc wc;
+	int err, n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+
+	local_bh_disable();
+	err = sroce_post_send(&f.qp->ibqp, &wr, &bad);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	local_bh_enable();
+
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, n, 0);
+	expect_flushed(test, &f, 0xb40f);
+	qp_fixture_cleanup(&f);
+}
+
 static void qp_post_recv_in_err_irqs_off(struct kunit *test)
 {
 	struct ib_recv_wr wr = { .wr_id = 0x7ec0 };
@@ -310,6 +340,8 @@ static void qp_send_error_states(struct kunit *test)
 		ring_send(f.qp, 0x5e1);
 		f.cq->overflowed = cases[i].overflowed;
 
+		/* As the engines do: SQE before the error completion. */
+		sroce_qp_enter_sqe(f.qp);
 		sroce_qp_send_error(f.qp);
 		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(f.qp->state), cases[i].want,
 				    "case %u", i);
@@ -331,6 +363,44 @@ static void qp_send_error_states(struct kunit *test)
 						       cases[i].want,
 						       IB_QPS_RTS, IB_QP_STATE),
 				cases[i].want == IB_QPS_SQE);
+		qp_fixture_cleanup(&f);
+	}
+}
+
+/*
+ * The consumer answered a UD, GSI or UC send error by moving the QP from
+ * SQE back to RTS (ib_mad does, for QP1) before the engine got to
+ * sroce_qp_send_error(): the QP stays in RTS and nothing is flushed.
+ */
+static void qp_send_error_after_recovery(struct kunit *test)
+{
+	static const enum ib_qp_type types[] = {
+		IB_QPT_UD, IB_QPT_GSI, IB_QPT_UC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		struct qp_fixture f;
+		struct ib_wc wc;
+
+		KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+		f.qp->ibqp.qp_type = types[i];
+		f.qp->state = IB_QPS_RTS;
+		f.qp->attr.qp_state = IB_QPS_RTS;
+		sroce_req_resume(f.qp);
+		KUNIT_EXPECT_TRUE(test, sroce_qp_enter_sqe(f.qp));
+		/* The consumer's SQE -> RTS, then a new post. */
+		f.qp->state = IB_QPS_RTS;
+		f.qp->attr.qp_state = IB_QPS_RTS;
+		ring_send(f.qp, 0x2e5);
+
+		sroce_qp_send_error(f.qp);
+		flush_work(&f.qp->flush_work);
+		KUNIT_EXPECT_EQ_MSG(test, READ_ONCE(f.qp->state), IB_QPS_RTS,
+				    "type %d", types[i]);
+		KUNIT_EXPECT_EQ_MSG(test, sroce_poll_cq(&f.cq->ibcq, 1, &wc), 0,
+				    "type %d", types[i]);
+		KUNIT_EXPECT_FALSE(test, f.qp->req.stopped);
 		qp_fixture_cleanup(&f);
 	}
 }
@@ -467,8 +537,10 @@ static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(qp_transition_table),
 	KUNIT_CASE(qp_post_send_in_err_irqs_off),
 	KUNIT_CASE(qp_post_recv_in_err_irqs_off),
+	KUNIT_CASE(qp_post_send_in_err_bh_off),
 	KUNIT_CASE(qp_rts_reads_cached_link_speed),
 	KUNIT_CASE(qp_send_error_states),
+	KUNIT_CASE(qp_send_error_after_recovery),
 	KUNIT_CASE(qp_late_flush),
 	KUNIT_CASE(qp_sq_slot_free_before_completion),
 	{}
