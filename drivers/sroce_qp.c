@@ -611,6 +611,13 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (cur == IB_QPS_SQE && new != cur)
 		flush_work(&qp->flush_work);
 
+	/*
+	 * To RTR: the responder's reset goes first, so that the first
+	 * packet RTR lets in (on another CPU at once) runs after it.
+	 */
+	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
+		sroce_resp_start(qp);
+
 	spin_lock_irqsave(&qp->state_lock, flags);
 	/* The engines may have moved it to ERR or SQE since we looked. */
 	if (qp->state != cur) {
@@ -645,9 +652,6 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_req_init(qp);
 		/* On failure the responder stays stopped and drops requests. */
 		err = sroce_resp_init(qp);
-		break;
-	case IB_QPS_RTR:
-		sroce_resp_start(qp);
 		break;
 	case IB_QPS_RTS:
 		/*

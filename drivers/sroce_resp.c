@@ -1830,7 +1830,12 @@ int sroce_resp_init(struct sroce_qp *qp)
 
 void sroce_resp_start(struct sroce_qp *qp)
 {
-	sroce_resp_control(qp, SROCE_RESP_CTL_START);
+	struct sroce_resp *resp = &qp->resp;
+
+	/* The runner does it first, whenever the first request comes. */
+	spin_lock_bh(&resp->lock);
+	resp->ctl |= SROCE_RESP_CTL_START;
+	spin_unlock_bh(&resp->lock);
 }
 
 void sroce_resp_flush(struct sroce_qp *qp)

@@ -181,7 +181,11 @@ struct sroce_resp {
  * drops every request). Context: process.
  */
 int sroce_resp_init(struct sroce_qp *qp);
-/* The QP reached RTR: expect attr.rq_psn next. */
+/*
+ * The QP is about to reach RTR: the responder forgets its state and
+ * expects attr.rq_psn before it takes the next request. Called before
+ * modify_qp publishes RTR, so no packet RTR lets in can run before it.
+ */
 void sroce_resp_start(struct sroce_qp *qp);
 /* The QP went to ERR: complete every posted receive WQE as flushed. */
 void sroce_resp_flush(struct sroce_qp *qp);
