@@ -38,9 +38,13 @@
 #include "sroce_verbs.h"
 #include "sroce_xmit.h"
 
-/* QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. */
+/*
+ * QPNs 0 and 1 are the SMI and GSI QPs; rdma_rxe starts at 16 too. The
+ * last QPN, 0xFFFFFF, means multicast on the wire (IBTA 10.5.1.1): a QP
+ * given it would receive nothing once the cyclic allocator wraps.
+ */
 #define SROCE_QPN_MIN		16
-#define SROCE_QPN_MAX		((1U << 24) - 1)
+#define SROCE_QPN_MAX		(IB_MULTICAST_QPN - 1)
 
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
@@ -520,7 +524,7 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_PATH_MIG_STATE)
 		a->path_mig_state = attr->path_mig_state;
 	if (mask & IB_QP_DEST_QPN)
-		a->dest_qp_num = attr->dest_qp_num & SROCE_QPN_MAX;
+		a->dest_qp_num = attr->dest_qp_num & SROCE_QPN_MASK;
 
 	/* One UDP source port per flow keeps it in order across ECMP paths. */
 	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) && qp->av.family)

@@ -23,6 +23,9 @@
 struct sroce_anchor;
 struct sroce_dev;
 
+/* QPNs are 24 bits on the wire (IBTA 9.2: BTH, DETH). */
+#define SROCE_QPN_MASK		GENMASK(23, 0)
+
 /* Where a QP's packets go: resolved once, at modify_qp(IB_QP_AV). */
 struct sroce_av {
 	int family;			/* AF_INET or AF_INET6 */

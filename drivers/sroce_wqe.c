@@ -41,9 +41,6 @@ static_assert(offsetof(struct rxe_sge, lkey) == offsetof(struct ib_sge, lkey));
 static_assert(sizeof(struct rxe_send_wqe) == 208);
 static_assert(sizeof(struct rxe_recv_wqe) == 40);
 
-/* QPNs are 24 bits (IBTA 9.2). */
-#define SROCE_QPN_MASK		GENMASK(23, 0)
-
 /* Largest message IBTA allows (9.4.1: 2^31 bytes). */
 #define SROCE_MAX_MSG_LEN	BIT(31)
 /*
