@@ -46,6 +46,10 @@
 #define SROCE_QPN_MIN		16
 #define SROCE_QPN_MAX		(IB_MULTICAST_QPN - 1)
 
+/* The modify_qp bits that change no attribute (a move between states). */
+#define SROCE_QP_SQD_STATE_BITS	(IB_QP_STATE | IB_QP_CUR_STATE | \
+				 IB_QP_EN_SQD_ASYNC_NOTIFY)
+
 struct sroce_qp *sroce_qp_get(struct sroce_dev *sdev, u32 qpn)
 {
 	struct sroce_anchor *anchor;
@@ -373,6 +377,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_count;
 	}
 	spin_lock_init(&qp->state_lock);
+	seqcount_spinlock_init(&qp->av_seq, &qp->state_lock);
 	mutex_init(&qp->modify_lock);
 	sroce_qp_init_flush(qp);
 	qp->user = !!udata;
@@ -499,7 +504,9 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		a->ah_attr = attr->ah_attr;
 		/* The core's reference on it ends with this call. */
 		a->ah_attr.grh.sgid_attr = NULL;
+		write_seqcount_begin(&qp->av_seq);
 		qp->av = *av;
+		write_seqcount_end(&qp->av_seq);
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		a->path_mtu = attr->path_mtu;
@@ -527,10 +534,13 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		a->dest_qp_num = attr->dest_qp_num & SROCE_QPN_MASK;
 
 	/* One UDP source port per flow keeps it in order across ECMP paths. */
-	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) && qp->av.family)
+	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) && qp->av.family) {
+		write_seqcount_begin(&qp->av_seq);
 		qp->av.sport = rdma_get_udp_sport(qp->av.flow_label,
 						  qp->ibqp.qp_num,
 						  a->dest_qp_num);
+		write_seqcount_end(&qp->av_seq);
+	}
 }
 
 /*
@@ -627,6 +637,17 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (qp->state != cur) {
 		spin_unlock_irqrestore(&qp->state_lock, flags);
 		err = -EINVAL;
+		goto out;
+	}
+	/*
+	 * IBTA 10.3.1: SQD lets attributes change once the SQ has drained.
+	 * While it drains the requester is still sending the WQEs it
+	 * started, with the path and limits it started them with.
+	 */
+	if (cur == IB_QPS_SQD && new == IB_QPS_SQD && qp->sq_draining &&
+	    (mask & ~SROCE_QP_SQD_STATE_BITS)) {
+		spin_unlock_irqrestore(&qp->state_lock, flags);
+		err = -EBUSY;
 		goto out;
 	}
 	sroce_qp_apply(qp, attr, mask, &av);

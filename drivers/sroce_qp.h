@@ -9,6 +9,7 @@
 
 #include <linux/in6.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/if_ether.h>
 #include <linux/spinlock.h>
 #include <net/dst_cache.h>
@@ -149,6 +150,12 @@ struct sroce_qp {
 	bool sqd_notify;
 	u32 sqd_gen;
 	u32 mtu;			/* path MTU in bytes */
+	/*
+	 * modify_qp writes av under state_lock inside av_seq's write
+	 * section; a packet is built from one copy of it (sroce_qp_av()),
+	 * so its headers and route agree. Single fields may be read bare.
+	 */
+	seqcount_spinlock_t av_seq;
 	struct sroce_av av;
 	/* The route to av.daddr, per CPU (sroce_xmit.c). */
 	struct dst_cache dst_cache;
@@ -205,6 +212,17 @@ static inline bool sroce_qp_state_receives(enum ib_qp_state state)
 {
 	return state == IB_QPS_RTR || state == IB_QPS_RTS ||
 	       state == IB_QPS_SQD || state == IB_QPS_SQE;
+}
+
+/* A consistent copy of @qp's address vector, from any context. */
+static inline void sroce_qp_av(const struct sroce_qp *qp, struct sroce_av *av)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&qp->av_seq);
+		*av = qp->av;
+	} while (read_seqcount_retry(&qp->av_seq, seq));
 }
 
 /* sroce_qp.c */

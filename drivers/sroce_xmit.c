@@ -79,19 +79,19 @@ static u8 sroce_xmit_tos(const struct sroce_qp *qp, const struct sroce_av *av)
 	return dscp << 2 | ecn;
 }
 
-static unsigned int sroce_xmit_l3_len(const struct sroce_av *av)
-{
-	return av->family == AF_INET6 ? sizeof(struct ipv6hdr) :
-					sizeof(struct iphdr);
-}
-
-/* An skb for @qp's packets to @av with @room bytes after the headers. */
+/*
+ * An skb for @qp's packets to @av with @room bytes after the headers. Its
+ * headroom fits an IPv6 header whatever @av says: a connected QP's address
+ * vector may change between building a packet and sending it (SQD -> SQD
+ * in a drained SQ while the responder answers), and the family that counts
+ * is the one __sroce_xmit() finds.
+ */
 static struct sk_buff *sroce_xmit_skb(struct sroce_qp *qp,
 				      const struct sroce_av *av,
 				      unsigned int room)
 {
 	struct net_device *ndev = to_sdev(qp->ibqp.device)->ndev;
-	unsigned int head = LL_RESERVED_SPACE(ndev) + sroce_xmit_l3_len(av) +
+	unsigned int head = LL_RESERVED_SPACE(ndev) + sizeof(struct ipv6hdr) +
 			    sizeof(struct udphdr);
 	struct sk_buff *skb;
 
@@ -100,8 +100,6 @@ static struct sk_buff *sroce_xmit_skb(struct sroce_qp *qp,
 		return NULL;
 	skb_reserve(skb, head);
 	skb->dev = ndev;
-	skb->protocol = av->family == AF_INET6 ? htons(ETH_P_IPV6) :
-						 htons(ETH_P_IP);
 	skb->priority = rt_tos2priority(sroce_xmit_tos(qp, av));
 	return skb;
 }
@@ -158,6 +156,7 @@ static void sroce_xmit_ipv4(const struct sroce_av *av, struct sk_buff *skb,
 
 	iph = skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
+	skb->protocol = htons(ETH_P_IP);
 	iph->version = 4;
 	iph->ihl = sizeof(*iph) / 4;
 	iph->tos = tos;
@@ -179,6 +178,7 @@ static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
 
 	ip6h = skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
+	skb->protocol = htons(ETH_P_IPV6);
 	/* Flow label 0 on the wire, as rdma_rxe: the UDP port is the entropy. */
 	ip6_flow_hdr(ip6h, tos, 0);
 	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
@@ -239,7 +239,8 @@ static struct dst_entry *sroce_xmit_cached(const struct sroce_av *av,
 		struct rtable *rt = dst_cache_get_ip4(cache, &saddr);
 
 		dst = rt ? &rt->dst : NULL;
-		if (dst && saddr != av->saddr.v4) {
+		if (dst && (saddr != av->saddr.v4 ||
+			    dst->ops->family != AF_INET)) {
 			dst_release(dst);
 			dst = NULL;
 		}
@@ -247,7 +248,8 @@ static struct dst_entry *sroce_xmit_cached(const struct sroce_av *av,
 		struct in6_addr saddr;
 
 		dst = dst_cache_get_ip6(cache, &saddr);
-		if (dst && !ipv6_addr_equal(&saddr, &av->saddr.v6)) {
+		if (dst && (!ipv6_addr_equal(&saddr, &av->saddr.v6) ||
+			    dst->ops->family != AF_INET6)) {
 			dst_release(dst);
 			dst = NULL;
 		}
@@ -262,9 +264,9 @@ static struct dst_entry *sroce_xmit_cached(const struct sroce_av *av,
  * dst_cache (@cache): the cache revalidates it on every use (dst_check():
  * a routing change, an address or link going away, an IPv6 route cookie
  * that moved on) and modify_qp resets it when the address vector changes.
- * A cached route for another source address than @av's (an address vector
- * replaced while a packet was on its way) is not used. UD sends pass no
- * cache: each WQE may go somewhere else.
+ * A cached route for another source address or family than @av's (an
+ * address vector replaced while a packet was on its way) is not used. UD
+ * sends pass no cache: each WQE may go somewhere else.
  */
 static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
 					  struct dst_cache *cache,
@@ -430,8 +432,11 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 
 int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	return __sroce_xmit(qp, &qp->av, &qp->dst_cache, skb,
-			    sroce_xmit_tos(qp, &qp->av), qp->av.sport);
+	struct sroce_av av;
+
+	sroce_qp_av(qp, &av);
+	return __sroce_xmit(qp, &av, &qp->dst_cache, skb,
+			    sroce_xmit_tos(qp, &av), av.sport);
 }
 
 int sroce_xmit_av(struct sroce_qp *qp, const struct sroce_av *av,
@@ -455,7 +460,10 @@ static int sroce_xmit_cnp_to(struct sroce_qp *qp, const struct sroce_av *av,
 
 int sroce_xmit_cnp(struct sroce_qp *qp, struct sk_buff *skb)
 {
-	return sroce_xmit_cnp_to(qp, &qp->av, &qp->dst_cache, skb);
+	struct sroce_av av;
+
+	sroce_qp_av(qp, &av);
+	return sroce_xmit_cnp_to(qp, &av, &qp->dst_cache, skb);
 }
 
 int sroce_xmit_cnp_av(struct sroce_qp *qp, const struct sroce_av *av,

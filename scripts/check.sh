@@ -237,8 +237,9 @@ build_module_612() {
 # The userspace test programs the guest jobs run (scripts/tests/NAME.c).
 build_test_progs() {
 	local p
-	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test mcast-ud \
-		verbs-fuzz rc-verify atomic-write-test cc-flow; do
+	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test \
+		av-race-test mcast-ud verbs-fuzz rc-verify atomic-write-test \
+		cc-flow; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -351,11 +352,11 @@ guest_steps() {
 	[ "$kernel" = debug ] || gstep cc-netns -n 1 -c 2 -t 400 -f "$tests/netns-lib.sh" \
 		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 8 on dur=30
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
-		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
-		"$tests/qptypes.sh" pair sroce sroce $one
+		-f "$out/av-race-test" -f "$out/atomic-write-test" \
+		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce sroce $one
 	gstep qptypes-rxe -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
-		-f "$out/atomic-write-test" -f "$tests/uc-inject.py" \
-		"$tests/qptypes.sh" pair sroce rxe
+		-f "$out/av-race-test" -f "$out/atomic-write-test" \
+		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce rxe
 	gstep mw -n 2 -t 400 -f "$out/sroce_mw_test" "$tests/mw.sh"
 	gstep fuzz -n 2 -t 500 -f "$out/sroce_fuzz_test" -f "$tests/roce-fuzz.py" \
 		"$tests/fuzz.sh" quick

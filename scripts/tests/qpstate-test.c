@@ -13,6 +13,8 @@
  *  - SQD: RTS -> SQD with en_sqd_async_notify raises
  *    IBV_EVENT_SQ_DRAINED once drained; query_qp shows SQD, not draining;
  *    a SEND posted in SQD is not started until SQD -> RTS;
+ *  - SQD while an RC SEND is outstanding (sroce only): attribute changes
+ *    are refused with EBUSY until the SQ has drained;
  *  - SQE cannot be entered by modify_qp.
  *
  * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
@@ -332,6 +334,84 @@ static void test_uc_sqe(void)
 	ibv_destroy_qp(b);
 }
 
+/*
+ * SQD while draining: an RC QP aimed at a QPN nobody has (on this device's
+ * own GID) keeps its one SEND outstanding until its retry runs out, so it
+ * drains for a retry timeout at least. sroce refuses to change attributes
+ * meanwhile (EBUSY; IBTA 10.3.1 lets them change once drained): the path
+ * and limits of the packets it still resends must not change under them. rdma_rxe lets them change, so only sroce runs this.
+ */
+static void test_rc_sqd_draining(void)
+{
+	struct ibv_qp *q = make_qp(IBV_QPT_RC);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_send_wr wr = { .wr_id = 21, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .num_sge = 1 };
+	struct ibv_sge sge = { .addr = (uintptr_t)sbuf, .length = 16,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr *bad;
+	int draining = -1, rc;
+
+	wr.sg_list = &sge;
+	if (!q || modify(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
+		check(0, "RC: create and INIT (%d)", errno);
+		return;
+	}
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = IBV_MTU_1024,
+		.dest_qp_num = 0xfffe00,
+		.max_dest_rd_atomic = 1,
+		.min_rnr_timer = 12,
+		.ah_attr = {
+			.is_global = 1,
+			.grh = { .dgid = gid, .sgid_index = gidx,
+				 .hop_limit = 64 },
+			.port_num = 1,
+		},
+	};
+	rc = modify(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	/* 268 ms per try, one retry: about half a second of draining. */
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .timeout = 16,
+				  .retry_cnt = 1, .max_rd_atomic = 1 };
+	rc = rc ?: modify(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc = rc ?: ibv_post_send(q, &wr, &bad);
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_SQD };
+	rc = rc ?: modify(q, &a, IBV_QP_STATE);
+	check(!rc, "RC: RTS, a SEND to nobody, RTS -> SQD (%d)", rc);
+	rc = qp_state(q, &draining);
+	check(rc == IBV_QPS_SQD && draining == 1,
+	      "RC: query_qp shows SQD, draining (state %d, draining %d)", rc,
+	      draining);
+
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_SQD, .timeout = 17 };
+	rc = modify(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT);
+	check(rc == EBUSY, "RC: SQD -> SQD with a timeout while draining: "
+	      "EBUSY (%d)", rc);
+	a = (struct ibv_qp_attr){
+		.qp_state = IBV_QPS_SQD,
+		.ah_attr = {
+			.is_global = 1,
+			.grh = { .dgid = gid, .sgid_index = gidx,
+				 .hop_limit = 63 },
+			.port_num = 1,
+		},
+	};
+	rc = modify(q, &a, IBV_QP_STATE | IBV_QP_AV);
+	check(rc == EBUSY, "RC: SQD -> SQD with an address vector while "
+	      "draining: EBUSY (%d)", rc);
+
+	check(send_done(21, IBV_WC_RETRY_EXC_ERR),
+	      "RC: the SEND ends in a retry-exceeded error");
+	ibv_destroy_qp(q);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_port_attr port;
@@ -364,6 +444,8 @@ int main(int argc, char **argv)
 
 	test_ud_sqe(128u << port.active_mtu);
 	test_uc_sqe();
+	if (strncmp(ibv_get_device_name(ctx->device), "rxe", 3))
+		test_rc_sqd_draining();
 
 	printf("# %d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;

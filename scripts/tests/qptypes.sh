@@ -11,14 +11,18 @@
 #                                          default) or with guest 0 or 1
 #                                          alone
 #
-# SET: srq, uc, xrc, api, inject, qpstate, atomicw (default: these seven),
+# SET: srq, uc, xrc, api, inject, qpstate, avrace, atomicw (default: these
+# eight),
 # flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
 # data it receives (where the tool has -c); ibv_srq_pingpong checks every
 # completion's status and QP; perftest checks that every operation
 # completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
 # opening the XRC domain fails with EOPNOTSUPP (95). Each run is one check.
 # qpstate runs /job/qpstate-test (scripts/tests/qpstate-test.c): the SQE
-# and SQD states of UD and UC QPs on each sroce guest's own device.
+# and SQD states of UD, UC and RC QPs on each sroce guest's own device.
+# avrace runs /job/av-race-test (scripts/tests/av-race-test.c) for 8 s on
+# a device over a veth pair: a QP's address moved between IPv4 and IPv6
+# while it answers READs.
 # atomicw runs /job/atomic-write-test (scripts/tests/atomic-write-test.c):
 # guest 0 (sroce) posts RDMA ATOMIC WRITEs to guest 1, which checks the
 # data; against rdma_rxe of 6.1, which drops the opcode, every request
@@ -42,7 +46,7 @@ for opt in "$@"; do
 	*) sets+=("$opt") ;;
 	esac
 done
-[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate atomicw)
+[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate avrace atomicw)
 dev=${mytype}0
 
 link_up "$mytype" "$dev"
@@ -83,7 +87,7 @@ for s in "${sets[@]}"; do
 			)
 		fi
 		;;
-	xrc|api|inject|qpstate|atomicw|flush) ;;
+	xrc|api|inject|qpstate|avrace|atomicw|flush) ;;
 	*) bail "unknown set '$s'" ;;
 	esac
 done
@@ -121,12 +125,15 @@ for server in "${servers[@]}"; do
 	done
 done
 
-# prog_checks PROG: /job/PROG (scripts/tests/PROG.c) on this guest's
-# device alone; its checks are this job's checks. api runs srq-test,
-# qpstate qpstate-test.
+# prog_checks PROG [ARGS...]: /job/PROG (scripts/tests/PROG.c) on this
+# guest's device alone, with ARGS or the device and GID index; its checks
+# are this job's checks. api runs srq-test, qpstate qpstate-test, avrace
+# av-race-test.
 prog_checks() {
 	local prog=$1 log=/job/$1.log rc line
-	timeout "$TOOL_TIMEOUT" "/job/$prog" "$dev" "$gid" >"$log" 2>&1
+	shift
+	[ $# -gt 0 ] || set -- "$dev" "$gid"
+	timeout "$TOOL_TIMEOUT" "/job/$prog" "$@" >"$log" 2>&1
 	rc=$?
 	while IFS= read -r line; do
 		case $line in
@@ -138,6 +145,26 @@ prog_checks() {
 		esac
 	done <"$log"
 	check "$prog exits 0" test "$rc" -eq 0
+}
+
+# avrace: av-race-test for 8 s on a device of its own over a veth pair,
+# with an IPv4 and an IPv6 address: veth asks for no headroom of its own
+# (virtio_net's eth0 does), so a packet built with IPv4 headroom that met
+# IPv6 headers panicked there.
+avrace() {
+	local d=sroce_avr
+	if ! { ip link add avr0 type veth peer name avr1 &&
+		ip addr add 10.99.0.1/24 dev avr0 &&
+		ip addr add fd99::1/64 dev avr0 nodad &&
+		ip link set avr1 up && ip link set avr0 up &&
+		rdma link add $d type sroce netdev avr0 &&
+		wait_port_active $d; }; then
+		fail "avrace: an sroce device over a veth pair"
+		return
+	fi
+	prog_checks av-race-test $d 8
+	rdma link delete $d
+	ip link delete avr0
 }
 
 # counter NAME: a hw counter of this guest's device.
@@ -238,6 +265,7 @@ for s in "${sets[@]}"; do
 	xrc) check "ibv_xsrq_pingpong fails with EOPNOTSUPP ($mytype)" xsrq_fails ;;
 	api) prog_checks srq-test ;;
 	qpstate) prog_checks qpstate-test ;;
+	avrace) avrace ;;
 	esac
 done
 
