@@ -20,6 +20,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
@@ -27,6 +29,7 @@
 
 #include "sroce_dev.h"
 #include "sroce_net.h"
+#include "sroce_qp.h"
 #include "sroce_recv.h"
 
 /*
@@ -69,17 +72,35 @@ static struct sroce_dev *sroce_net_find_rcu(struct net_device *ndev)
 	return NULL;
 }
 
+/* The device @ndev's packets belong to: a VLAN's, its real netdev's. */
+static struct sroce_dev *sroce_net_dev_of_rcu(struct net_device *ndev)
+{
+	struct sroce_dev *sdev = sroce_net_find_rcu(ndev);
+
+	if (!sdev && is_vlan_dev(ndev))
+		sdev = sroce_net_find_rcu(vlan_dev_real_dev(ndev));
+	return sdev;
+}
+
+struct sroce_dev *sroce_net_local_dev_rcu(struct net *net,
+					  const struct sroce_av *av)
+{
+	struct net_device *ndev;
+
+	if (av->family == AF_INET)
+		ndev = __ip_dev_find(net, av->daddr.v4, false);
+	else
+		ndev = ipv6_dev_find(net, &av->daddr.v6, NULL);
+	return ndev ? sroce_net_dev_of_rcu(ndev) : NULL;
+}
+
 static int sroce_net_encap_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	struct net_device *ndev = skb->dev;
 	struct sroce_dev *sdev;
 
 	/* The IP layer delivers under RCU already; say so here. */
 	rcu_read_lock();
-	sdev = sroce_net_find_rcu(ndev);
-	/* A VLAN's packets belong to the device of its real netdev. */
-	if (!sdev && is_vlan_dev(ndev))
-		sdev = sroce_net_find_rcu(vlan_dev_real_dev(ndev));
+	sdev = sroce_net_dev_of_rcu(skb->dev);
 	if (sdev)
 		sroce_recv(sdev, skb);
 	else

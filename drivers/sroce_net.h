@@ -7,10 +7,20 @@
 #ifndef _SROCE_NET_H
 #define _SROCE_NET_H
 
+struct net;
+struct sroce_av;
 struct sroce_dev;
 
 int sroce_net_bind(struct sroce_dev *sdev);
 void sroce_net_unbind(struct sroce_dev *sdev);
+/*
+ * The device of namespace @net whose netdev (or a VLAN above it) holds
+ * @av's destination address, as the device a packet to it would reach
+ * through the stack; NULL if none. Caller holds rcu_read_lock() (or has
+ * BH disabled) for as long as it uses the device.
+ */
+struct sroce_dev *sroce_net_local_dev_rcu(struct net *net,
+					  const struct sroce_av *av);
 
 int sroce_net_init(void);
 void sroce_net_exit(void);

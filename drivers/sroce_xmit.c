@@ -33,6 +33,7 @@
 #include "sroce_counters.h"
 #include "sroce_dev.h"
 #include "sroce_icrc.h"
+#include "sroce_net.h"
 #include "sroce_pkt.h"
 #include "sroce_qp.h"
 #include "sroce_recv.h"
@@ -368,6 +369,29 @@ static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
 	}
 }
 
+/*
+ * A packet to an address of this host goes to the device whose netdev
+ * holds that address, as it would through the stack: the sender itself,
+ * or another sroce device of the namespace. With none it is lost, as a
+ * packet to a host without RoCE would be. BH is disabled until the loop
+ * has handed it over (an RCU read side: the device stays).
+ */
+static void sroce_xmit_local(struct sroce_dev *sdev, const struct sroce_av *av,
+			     struct sk_buff *skb)
+{
+	struct sroce_dev *peer;
+
+	local_bh_disable();
+	peer = sroce_net_local_dev_rcu(dev_net(sdev->ndev), av);
+	if (peer) {
+		sroce_xmit_loop_segs(peer, skb);
+	} else {
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
+		kfree_skb(skb);
+	}
+	local_bh_enable();
+}
+
 static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 			struct dst_cache *cache, struct sk_buff *skb, u8 tos,
 			u16 sport)
@@ -417,7 +441,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 
 	if (local) {
 		dst_release(dst);
-		sroce_xmit_loop_segs(sdev, skb);
+		sroce_xmit_local(sdev, av, skb);
 		return 0;
 	}
 

@@ -11,7 +11,7 @@
 #                                          default) or with guest 0 or 1
 #                                          alone
 #
-# SET: srq, uc, xrc, api, inject, qpstate, avrace, atomicw (default: these
+# SET: srq, uc, xrc, api, inject, qpstate, veth, atomicw (default: these
 # eight),
 # flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
 # data it receives (where the tool has -c); ibv_srq_pingpong checks every
@@ -20,9 +20,8 @@
 # opening the XRC domain fails with EOPNOTSUPP (95). Each run is one check.
 # qpstate runs /job/qpstate-test (scripts/tests/qpstate-test.c): the SQE
 # and SQD states of UD, UC and RC QPs on each sroce guest's own device.
-# avrace runs /job/av-race-test (scripts/tests/av-race-test.c) for 8 s on
-# a device over a veth pair: a QP's address moved between IPv4 and IPv6
-# while it answers READs.
+# veth runs two sroce devices over a veth pair: /job/av-race-test
+# (scripts/tests/av-race-test.c) and pingpongs between them (veth_devs).
 # atomicw runs /job/atomic-write-test (scripts/tests/atomic-write-test.c):
 # guest 0 (sroce) posts RDMA ATOMIC WRITEs to guest 1, which checks the
 # data; against rdma_rxe of 6.1, which drops the opcode, every request
@@ -46,7 +45,7 @@ for opt in "$@"; do
 	*) sets+=("$opt") ;;
 	esac
 done
-[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate avrace atomicw)
+[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate veth atomicw)
 dev=${mytype}0
 
 link_up "$mytype" "$dev"
@@ -87,7 +86,7 @@ for s in "${sets[@]}"; do
 			)
 		fi
 		;;
-	xrc|api|inject|qpstate|avrace|atomicw|flush) ;;
+	xrc|api|inject|qpstate|veth|atomicw|flush) ;;
 	*) bail "unknown set '$s'" ;;
 	esac
 done
@@ -127,7 +126,7 @@ done
 
 # prog_checks PROG [ARGS...]: /job/PROG (scripts/tests/PROG.c) on this
 # guest's device alone, with ARGS or the device and GID index; its checks
-# are this job's checks. api runs srq-test, qpstate qpstate-test, avrace
+# are this job's checks. api runs srq-test, qpstate qpstate-test, veth
 # av-race-test.
 prog_checks() {
 	local prog=$1 log=/job/$1.log rc line
@@ -147,23 +146,51 @@ prog_checks() {
 	check "$prog exits 0" test "$rc" -eq 0
 }
 
-# avrace: av-race-test for 8 s on a device of its own over a veth pair,
-# with an IPv4 and an IPv6 address: veth asks for no headroom of its own
-# (virtio_net's eth0 does), so a packet built with IPv4 headroom that met
-# IPv6 headers panicked there.
-avrace() {
-	local d=sroce_avr
+# veth: two sroce devices over the ends of a veth pair in this guest's
+# namespace (10.99.0.1 and .2, fd99::1 and ::2). veth asks for no headroom
+# of its own (virtio_net's eth0 does), so a packet built with IPv4
+# headroom that met IPv6 headers panicked there: av-race-test runs on the
+# first device for 8 s. Then ibv_rc_pingpong -c and ibv_ud_pingpong -c
+# from the second device to the first's addresses, IPv4 and IPv6: a packet
+# to an address of this host must reach the device that holds it (it went
+# to the sending device before).
+veth_devs() {
+	local a=sroce_va b=sroce_vb pair a_ip b_ip gid_a gid_b
+	# IPv4 between two addresses of one host across a wire: ARP and
+	# the packets have a local source address (a martian without this).
+	sysctl -qw net.ipv4.conf.all.accept_local=1
 	if ! { ip link add avr0 type veth peer name avr1 &&
+		sysctl -qw net.ipv4.conf.avr0.accept_local=1 &&
+		sysctl -qw net.ipv4.conf.avr1.accept_local=1 &&
 		ip addr add 10.99.0.1/24 dev avr0 &&
 		ip addr add fd99::1/64 dev avr0 nodad &&
+		ip addr add 10.99.0.2/24 dev avr1 &&
+		ip addr add fd99::2/64 dev avr1 nodad &&
 		ip link set avr1 up && ip link set avr0 up &&
-		rdma link add $d type sroce netdev avr0 &&
-		wait_port_active $d; }; then
-		fail "avrace: an sroce device over a veth pair"
+		rdma link add $a type sroce netdev avr0 &&
+		rdma link add $b type sroce netdev avr1 &&
+		wait_port_active $a && wait_port_active $b; }; then
+		fail "veth: two sroce devices over a veth pair"
 		return
 	fi
-	prog_checks av-race-test $d 8
-	rdma link delete $d
+	prog_checks av-race-test $a 8
+	# The tools meet over TCP at 10.99.0.1 whichever GIDs they use.
+	for pair in 10.99.0.1,10.99.0.2 fd99::1,fd99::2; do
+		a_ip=${pair%,*} b_ip=${pair#*,}
+		if ! gid_a=$(roce_gid_index $a "$a_ip") ||
+			! gid_b=$(roce_gid_index $b "$b_ip"); then
+			fail "veth: RoCE v2 GIDs for $a_ip and $b_ip"
+			continue
+		fi
+		local_pair "/job/veth-rc-$a_ip" "ibv_rc_pingpong -c $b -> $a ($a_ip)" \
+			"ibv_rc_pingpong -d $a -g $gid_a -p 18700 -c" \
+			"ibv_rc_pingpong -d $b -g $gid_b -p 18700 -c 10.99.0.1"
+		local_pair "/job/veth-ud-$a_ip" "ibv_ud_pingpong -c $b -> $a ($a_ip)" \
+			"ibv_ud_pingpong -d $a -g $gid_a -p 18701 -s 1000 -c" \
+			"ibv_ud_pingpong -d $b -g $gid_b -p 18701 -s 1000 -c 10.99.0.1"
+	done
+	rdma link delete $b
+	rdma link delete $a
 	ip link delete avr0
 }
 
@@ -265,7 +292,7 @@ for s in "${sets[@]}"; do
 	xrc) check "ibv_xsrq_pingpong fails with EOPNOTSUPP ($mytype)" xsrq_fails ;;
 	api) prog_checks srq-test ;;
 	qpstate) prog_checks qpstate-test ;;
-	avrace) avrace ;;
+	veth) veth_devs ;;
 	esac
 done
 
