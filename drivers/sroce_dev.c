@@ -42,6 +42,7 @@
 #include "sroce_srq.h"
 #include "sroce_queue.h"
 #include "sroce_verbs.h"
+#include "sroce_xmit.h"
 
 static enum ib_mtu sroce_mtu_from_netdev(unsigned int ndev_mtu)
 {
@@ -182,6 +183,7 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&sdev->ahs);
 	sroce_mcast_table_destroy(&sdev->mcast);
 	sroce_counters_destroy(&sdev->counters);
+	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
 static const struct ib_device_ops sroce_dev_ops = {
@@ -409,6 +411,7 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 		return -ENOMEM;
 
 	sdev->ndev = ndev;
+	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
 	/* Before anything can fail: sroce_dev_dealloc() destroys them. */
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	sroce_ah_table_init(&sdev->ahs);
@@ -490,6 +493,7 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	switch (event) {
 	case NETDEV_UNREGISTER:
 		sroce_net_unbind(sdev);
+		sroce_xmit_dev_reset_routes(sdev);
 		/* Still registered: moving to another namespace. */
 		if (ndev->reg_state != NETREG_REGISTERED)
 			ib_unregister_device_queued(&sdev->ibdev);

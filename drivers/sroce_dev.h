@@ -20,12 +20,13 @@ struct sroce_dev {
 	struct ib_device ibdev;
 
 	/*
-	 * The netdev the port is bound to. ib_device_set_netdev() holds a
-	 * reference until the device is unregistered; after that only a
-	 * packet that arrived on it (alive for the packet's RCU read
-	 * section) uses it, until sroce_net_unbind().
+	 * The netdev the port is bound to, with a reference of our own
+	 * (ndev_tracker) from newlink to sroce_dev_dealloc(): the core
+	 * drops its own (ib_device_set_netdev()) while sysfs readers of
+	 * the port (query_port, parent) may still run.
 	 */
 	struct net_device *ndev;
+	netdevice_tracker ndev_tracker;
 	/*
 	 * The namespace whose RoCEv2 sockets the device holds (sroce_net.c,
 	 * which also owns sock_node), NULL while its netdev is between
@@ -51,6 +52,12 @@ struct sroce_dev {
 	 * modify_qp never take RTNL.
 	 */
 	u32 link_mbps;
+	/*
+	 * Set by the notifier while it empties the QPs' route caches
+	 * (sroce_xmit_dev_reset_routes()); the data path reads it with BH
+	 * disabled and leaves the caches alone while it is set.
+	 */
+	bool routes_frozen;
 
 	/* Objects alive, checked against the limits in attr. */
 	atomic_t num_pds;

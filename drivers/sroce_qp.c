@@ -119,7 +119,13 @@ static void sroce_qp_flush(struct sroce_qp *qp, int bit)
 		sroce_resp_flush(qp);
 }
 
-/* modify_qp to RESET and destroy_qp: no deferred flush runs after this. */
+/*
+ * modify_qp to RESET and destroy_qp: no deferred flush runs after this.
+ * Called before the engines are cleaned up, so that no flush runs beside
+ * that, and again after: an engine that moved the QP to ERR just before
+ * the RESET may queue its flush after the first call (it then finds
+ * RESET and does nothing, but must not find the QP freed).
+ */
 static void sroce_qp_cancel_flush(struct sroce_qp *qp)
 {
 	cancel_work_sync(&qp->flush_work);
@@ -673,6 +679,7 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		sroce_qp_cancel_flush(qp);
 		sroce_req_cleanup(qp);
 		sroce_resp_cleanup(qp);
+		sroce_qp_cancel_flush(qp);
 		sroce_qp_empty_queues(qp);
 		sroce_req_init(qp);
 		/* On failure the responder stays stopped and drops requests. */
@@ -761,6 +768,8 @@ int sroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	sroce_qp_cancel_flush(qp);
 	sroce_req_cleanup(qp);
 	sroce_resp_cleanup(qp);
+	/* See sroce_qp_cancel_flush(): the engines are stopped now. */
+	sroce_qp_cancel_flush(qp);
 	sroce_xmit_qp_cleanup(qp);
 	sroce_qp_free_queues(qp);
 	mutex_unlock(&qp->modify_lock);

@@ -271,16 +271,18 @@ static struct dst_entry *sroce_xmit_cached(const struct sroce_av *av,
  */
 static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
 					  struct dst_cache *cache,
-					  struct net_device *ndev, bool *local)
+					  struct sroce_dev *sdev, bool *local)
 {
 	struct dst_entry *dst = NULL;
 
 	/* dst_cache is per CPU: no migration between lookup and store. */
 	local_bh_disable();
+	if (READ_ONCE(sdev->routes_frozen))
+		cache = NULL;
 	if (cache)
 		dst = sroce_xmit_cached(av, cache);
 	if (!dst)
-		dst = sroce_xmit_lookup(av, cache, ndev);
+		dst = sroce_xmit_lookup(av, cache, sdev->ndev);
 	local_bh_enable();
 	if (IS_ERR(dst))
 		return dst;
@@ -301,6 +303,32 @@ int sroce_xmit_qp_init(struct sroce_qp *qp)
 void sroce_xmit_qp_reset(struct sroce_qp *qp)
 {
 	dst_cache_reset(&qp->dst_cache);
+}
+
+/*
+ * An IPv6 route belongs to its namespace (its dst_ops live in struct net)
+ * and a namespace does not wait for the routes others hold: a QP's cached
+ * route must be released while the namespace its netdev leaves is still
+ * there. The data path leaves the caches alone while routes_frozen is set
+ * (it reads it with BH disabled, so synchronize_net() waits out those that
+ * read it clear); then each cache can be emptied at once.
+ */
+void sroce_xmit_dev_reset_routes(struct sroce_dev *sdev)
+{
+	struct sroce_qp *qp;
+	unsigned long qpn;
+	void *entry;
+
+	WRITE_ONCE(sdev->routes_frozen, true);
+	synchronize_net();
+	xa_for_each(&sdev->qps, qpn, entry) {
+		qp = sroce_qp_get(sdev, qpn);
+		if (!qp)
+			continue;
+		dst_cache_reset_now(&qp->dst_cache);
+		sroce_qp_put(qp);
+	}
+	WRITE_ONCE(sdev->routes_frozen, false);
 }
 
 void sroce_xmit_qp_cleanup(struct sroce_qp *qp)
@@ -422,7 +450,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	if (av->family == AF_INET)
 		ip_send_check(ip_hdr(skb));
 
-	dst = sroce_xmit_route(av, cache, sdev->ndev, &local);
+	dst = sroce_xmit_route(av, cache, sdev, &local);
 	if (IS_ERR(dst)) {
 		/* No route is a loss: the retransmit timer deals with it. */
 		kfree_skb(skb);

@@ -108,5 +108,10 @@ int sroce_xmit_cnp_av(struct sroce_qp *qp, const struct sroce_av *av,
 int sroce_xmit_qp_init(struct sroce_qp *qp);
 void sroce_xmit_qp_reset(struct sroce_qp *qp);
 void sroce_xmit_qp_cleanup(struct sroce_qp *qp);
+/*
+ * Release every route the device's QPs cache: its netdev is leaving its
+ * namespace (NETDEV_UNREGISTER). Context: process, may sleep.
+ */
+void sroce_xmit_dev_reset_routes(struct sroce_dev *sdev);
 
 #endif /* _SROCE_XMIT_H */
