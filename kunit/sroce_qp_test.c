@@ -196,7 +196,13 @@ static void expect_flushed(struct kunit *test, struct qp_fixture *f,
 	}
 }
 
-static void qp_post_send_in_err_irqs_off(struct kunit *test)
+/*
+ * A SEND posted to a QP in ERR with interrupts off (a ULP's
+ * spin_lock_irqsave() section) or with BH off (a completion handler,
+ * called under the engines' locks) is not flushed there: the QP's work
+ * flushes it, without the caller's context.
+ */
+static void post_send_in_err_deferred(struct kunit *test, bool irqs)
 {
 	struct ib_send_wr wr = {
 		.wr_id = 0x5e4d,
@@ -205,57 +211,40 @@ static void qp_post_send_in_err_irqs_off(struct kunit *test)
 	};
 	const struct ib_send_wr *bad = NULL;
 	struct qp_fixture f;
-	unsigned long flags;
+	unsigned long flags = 0;
 	struct ib_wc wc;
 	bool still_off;
 	int err, n;
 
 	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
 
-	local_irq_save(flags);
+	if (irqs)
+		local_irq_save(flags);
+	else
+		local_bh_disable();
 	err = sroce_post_send(&f.qp->ibqp, &wr, &bad);
-	still_off = irqs_disabled();
-	/* Nothing flushed here: no completion yet. */
+	still_off = irqs ? irqs_disabled() : !!in_softirq();
 	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
-	local_irq_restore(flags);
+	if (irqs)
+		local_irq_restore(flags);
+	else
+		local_bh_enable();
 
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_TRUE(test, still_off);
 	KUNIT_EXPECT_EQ(test, n, 0);
-
-	/* The QP's work flushes it. */
 	expect_flushed(test, &f, 0x5e4d);
 	qp_fixture_cleanup(&f);
 }
 
-/*
- * With BH disabled the caller may be a completion handler, called under
- * the engines' locks, that posts to its QP in ERR: the flush waits for
- * the QP's work instead of taking those locks again.
- */
+static void qp_post_send_in_err_irqs_off(struct kunit *test)
+{
+	post_send_in_err_deferred(test, true);
+}
+
 static void qp_post_send_in_err_bh_off(struct kunit *test)
 {
-	struct ib_send_wr wr = {
-		.wr_id = 0xb40f,
-		.opcode = IB_WR_SEND,
-		.send_flags = IB_SEND_SIGNALED,
-	};
-	const struct ib_send_wr *bad = NULL;
-	struct qp_fixture f;
-	struct ib_wc wc;
-	int err, n;
-
-	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
-
-	local_bh_disable();
-	err = sroce_post_send(&f.qp->ibqp, &wr, &bad);
-	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
-	local_bh_enable();
-
-	KUNIT_EXPECT_EQ(test, err, 0);
-	KUNIT_EXPECT_EQ(test, n, 0);
-	expect_flushed(test, &f, 0xb40f);
-	qp_fixture_cleanup(&f);
+	post_send_in_err_deferred(test, false);
 }
 
 static void qp_post_recv_in_err_irqs_off(struct kunit *test)
