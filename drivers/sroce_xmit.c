@@ -401,8 +401,9 @@ static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
  * A packet to an address of this host goes to the device whose netdev
  * holds that address, as it would through the stack: the sender itself,
  * or another sroce device of the namespace. With none it is lost, as a
- * packet to a host without RoCE would be. BH is disabled until the loop
- * has handed it over (an RCU read side: the device stays).
+ * packet to a host without RoCE would be. BH stays disabled until the
+ * loop has handed it over, also to an outer loop on this CPU (a read side
+ * for synchronize_net(): the device stays).
  */
 static void sroce_xmit_local(struct sroce_dev *sdev, const struct sroce_av *av,
 			     struct sk_buff *skb)
@@ -410,6 +411,7 @@ static void sroce_xmit_local(struct sroce_dev *sdev, const struct sroce_av *av,
 	struct sroce_dev *peer;
 
 	local_bh_disable();
+	rcu_read_lock();
 	peer = sroce_net_local_dev_rcu(dev_net(sdev->ndev), av);
 	if (peer) {
 		sroce_xmit_loop_segs(peer, skb);
@@ -417,6 +419,7 @@ static void sroce_xmit_local(struct sroce_dev *sdev, const struct sroce_av *av,
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 		kfree_skb(skb);
 	}
+	rcu_read_unlock();
 	local_bh_enable();
 }
 
