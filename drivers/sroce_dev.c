@@ -490,6 +490,7 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	sdev = sroce_dev_get_by_netdev(ndev);
 	if (!sdev)
 		return NOTIFY_DONE;
+	sroce_mcast_netdev_event(sdev, event);
 	switch (event) {
 	case NETDEV_UNREGISTER:
 		sroce_net_unbind(sdev);

@@ -18,6 +18,13 @@
  *    groups for its users too (cma_igmp_send()); both joins are counted
  *    by the IP layer, so either may leave first.
  *
+ * The kernel drops a netdev's IP group state with it when the netdev
+ * leaves its namespace or its MTU falls below the protocol's minimum (68
+ * for IPv4, 1280 for IPv6), and a move also empties the MAC filter: the
+ * notifier notes which (generations in the table) and a work item joins
+ * the groups again once the netdev has that state back; a leave leaves
+ * only what the kernel has not dropped since the join.
+ *
  * Sending needs nothing special: a UD WQE names an AH whose destination
  * is the group's address and the multicast QPN 0xFFFFFF; routing resolves
  * the multicast MAC and loops a copy back to this host when it is a
@@ -40,6 +47,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/addrconf.h>
+#include <net/ip.h>
 #include <net/ipv6.h>
 
 #include "sroce_anchor.h"
@@ -92,6 +100,8 @@ int sroce_mcast_gid_to_addr(const union ib_gid *mgid,
 	return 0;
 }
 
+static void sroce_mcast_rejoin_work(struct work_struct *work);
+
 void sroce_mcast_table_init(struct sroce_mcast_table *tbl,
 			    unsigned int max_grps, unsigned int max_qp_attach,
 			    unsigned int max_total_attach)
@@ -106,6 +116,10 @@ void sroce_mcast_table_init(struct sroce_mcast_table *tbl,
 	tbl->max_grps = max_grps;
 	tbl->max_qp_attach = max_qp_attach;
 	tbl->max_total_attach = max_total_attach;
+	tbl->ip_gen[0] = 0;
+	tbl->ip_gen[1] = 0;
+	tbl->mac_gen = 0;
+	INIT_WORK(&tbl->rejoin, sroce_mcast_rejoin_work);
 }
 
 /*
@@ -119,6 +133,7 @@ void sroce_mcast_table_destroy(struct sroce_mcast_table *tbl)
 	struct hlist_node *n;
 	unsigned int i;
 
+	cancel_work_sync(&tbl->rejoin);
 	for (i = 0; i < ARRAY_SIZE(tbl->hash); i++) {
 		hlist_for_each_entry_safe(grp, n, &tbl->hash[i], node) {
 			list_for_each_entry_safe(m, mn, &grp->qps, node)
@@ -280,50 +295,132 @@ bool sroce_mcast_table_qp_group(struct sroce_mcast_table *tbl,
 	return false;
 }
 
-/* Make @ndev a member of the group at @addr (see the file comment). */
-static int sroce_mcast_join(struct net_device *ndev,
-			    const struct sroce_mcast_addr *addr)
+/* The IP-level part of a join. Caller holds RTNL. */
+static int sroce_mcast_ip_join(struct net_device *ndev,
+			       const struct sroce_mcast_addr *addr)
 {
 	struct in_device *in_dev;
+
+	if (addr->family == AF_INET6)
+		return ipv6_dev_mc_inc(ndev, &addr->ip.v6);
+	in_dev = __in_dev_get_rtnl(ndev);
+	if (!in_dev)
+		return -ENODEV;
+	ip_mc_inc_group(in_dev, addr->ip.v4);
+	return 0;
+}
+
+static u32 *sroce_mcast_ip_gen(struct sroce_mcast_table *tbl,
+			       const struct sroce_mcast_addr *addr)
+{
+	return &tbl->ip_gen[addr->family == AF_INET6];
+}
+
+/*
+ * Make @ndev a member of the group at @addr (see the file comment) and
+ * note the generations the join belongs to.
+ */
+static int sroce_mcast_join(struct sroce_mcast_table *tbl,
+			    struct net_device *ndev,
+			    struct sroce_mcast_addr *addr)
+{
 	int err;
 
-	err = dev_mc_add(ndev, addr->mac);
-	if (err)
-		return err;
-
 	rtnl_lock();
-	if (addr->family == AF_INET) {
-		in_dev = __in_dev_get_rtnl(ndev);
-		if (in_dev)
-			ip_mc_inc_group(in_dev, addr->ip.v4);
-		else
-			err = -ENODEV;
-	} else {
-		err = ipv6_dev_mc_inc(ndev, &addr->ip.v6);
+	err = dev_mc_add(ndev, addr->mac);
+	if (!err) {
+		err = sroce_mcast_ip_join(ndev, addr);
+		if (err)
+			dev_mc_del(ndev, addr->mac);
 	}
+	addr->ip_gen = *sroce_mcast_ip_gen(tbl, addr);
+	addr->mac_gen = tbl->mac_gen;
 	rtnl_unlock();
-
-	if (err)
-		dev_mc_del(ndev, addr->mac);
 	return err;
 }
 
-static void sroce_mcast_leave(struct net_device *ndev,
+/* Leave what the kernel has not dropped since the join itself. */
+static void sroce_mcast_leave(struct sroce_mcast_table *tbl,
+			      struct net_device *ndev,
 			      const struct sroce_mcast_addr *addr)
 {
 	struct in_device *in_dev;
 
-	/* The IP layer forgot its groups itself if its config went away. */
 	rtnl_lock();
-	if (addr->family == AF_INET) {
-		in_dev = __in_dev_get_rtnl(ndev);
-		if (in_dev)
-			ip_mc_dec_group(in_dev, addr->ip.v4);
-	} else {
-		ipv6_dev_mc_dec(ndev, &addr->ip.v6);
+	if (addr->ip_gen == *sroce_mcast_ip_gen(tbl, addr)) {
+		if (addr->family == AF_INET6) {
+			ipv6_dev_mc_dec(ndev, &addr->ip.v6);
+		} else {
+			in_dev = __in_dev_get_rtnl(ndev);
+			if (in_dev)
+				ip_mc_dec_group(in_dev, addr->ip.v4);
+		}
+	}
+	if (addr->mac_gen == tbl->mac_gen)
+		dev_mc_del(ndev, addr->mac);
+	rtnl_unlock();
+}
+
+/*
+ * Join every group again whose IP or MAC membership the kernel dropped,
+ * where the netdev has that state again (a move's new namespace, an MTU
+ * back up). A part that cannot be joined now stays old for a next try.
+ */
+static void sroce_mcast_rejoin_work(struct work_struct *work)
+{
+	struct sroce_mcast_table *tbl =
+		container_of(work, struct sroce_mcast_table, rejoin);
+	struct sroce_dev *sdev = container_of(tbl, struct sroce_dev, mcast);
+	struct sroce_mcast_grp *grp;
+	u32 *gen;
+	unsigned int i;
+
+	mutex_lock(&tbl->lock);
+	rtnl_lock();
+	for (i = 0; i < ARRAY_SIZE(tbl->hash); i++) {
+		hlist_for_each_entry(grp, &tbl->hash[i], node) {
+			gen = sroce_mcast_ip_gen(tbl, &grp->addr);
+			if (grp->addr.mac_gen != tbl->mac_gen &&
+			    !dev_mc_add(sdev->ndev, grp->addr.mac))
+				grp->addr.mac_gen = tbl->mac_gen;
+			if (grp->addr.ip_gen != *gen &&
+			    !sroce_mcast_ip_join(sdev->ndev, &grp->addr))
+				grp->addr.ip_gen = *gen;
+		}
 	}
 	rtnl_unlock();
-	dev_mc_del(ndev, addr->mac);
+	mutex_unlock(&tbl->lock);
+}
+
+void sroce_mcast_netdev_event(struct sroce_dev *sdev, unsigned long event)
+{
+	struct sroce_mcast_table *tbl = &sdev->mcast;
+	unsigned int mtu = READ_ONCE(sdev->ndev->mtu);
+
+	ASSERT_RTNL();
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		/* Leaving its namespace: the IP state and the filter go. */
+		tbl->ip_gen[0]++;
+		tbl->ip_gen[1]++;
+		tbl->mac_gen++;
+		return;
+	case NETDEV_CHANGEMTU:
+		/* inetdev_event() and addrconf_notify() drop the IP state. */
+		if (mtu < IPV4_MIN_MTU)
+			tbl->ip_gen[0]++;
+		if (mtu < IPV6_MIN_MTU)
+			tbl->ip_gen[1]++;
+		break;
+	case NETDEV_REGISTER:
+	case NETDEV_UP:
+		break;
+	default:
+		return;
+	}
+	/* Joining takes tbl->lock, which is taken before RTNL. */
+	if (READ_ONCE(tbl->num_grps))
+		queue_work(system_wq, &tbl->rejoin);
 }
 
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
@@ -342,7 +439,7 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	err = sroce_mcast_table_attach(tbl, mgid, to_sqp(ibqp)->anchor,
 				       &created);
 	if (!err && created) {
-		err = sroce_mcast_join(sdev->ndev,
+		err = sroce_mcast_join(tbl, sdev->ndev,
 				       &sroce_mcast_grp_find(tbl, mgid)->addr);
 		if (err)
 			sroce_mcast_table_detach(tbl, mgid,
@@ -363,7 +460,7 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	ret = sroce_mcast_table_detach(tbl, mgid, to_sqp(ibqp)->anchor,
 				       &addr);
 	if (ret == 1)
-		sroce_mcast_leave(sdev->ndev, &addr);
+		sroce_mcast_leave(tbl, sdev->ndev, &addr);
 	mutex_unlock(&tbl->lock);
 	return ret < 0 ? ret : 0;
 }
@@ -381,7 +478,7 @@ void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 	while (sroce_mcast_table_qp_group(tbl, qp->anchor, &mgid))
 		if (sroce_mcast_table_detach(tbl, &mgid, qp->anchor,
 					     &addr) == 1)
-			sroce_mcast_leave(sdev->ndev, &addr);
+			sroce_mcast_leave(tbl, sdev->ndev, &addr);
 	mutex_unlock(&tbl->lock);
 }
 

@@ -11,6 +11,7 @@
 #include <linux/in6.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 
 struct sk_buff;
@@ -29,6 +30,11 @@ struct sroce_mcast_addr {
 		struct in6_addr v6;
 	} ip;
 	u8 mac[ETH_ALEN];
+	/*
+	 * The generations of the netdev's IP and MAC multicast state
+	 * (sroce_mcast_table) this group's join was made in; under RTNL.
+	 */
+	u32 ip_gen, mac_gen;
 };
 
 /*
@@ -64,9 +70,25 @@ struct sroce_mcast_table {
 	unsigned int max_grps;		/* max_mcast_grp */
 	unsigned int max_qp_attach;	/* max_mcast_qp_attach */
 	unsigned int max_total_attach;	/* max_total_mcast_qp_attach */
+	/*
+	 * Generations of the netdev's IPv4 and IPv6 group state and of its
+	 * MAC filter, under RTNL: the notifier moves one on when the kernel
+	 * drops every membership of the netdev with it (a namespace move,
+	 * an MTU too small for the protocol), and rejoin joins each group
+	 * again whose join is older, once the state is back.
+	 */
+	u32 ip_gen[2];			/* [0] IPv4, [1] IPv6 */
+	u32 mac_gen;
+	struct work_struct rejoin;
 };
 
 /* Pure rules and the bare table, exported for KUnit. */
+/*
+ * The netdev notifier's @event for @sdev's netdev, with RTNL held: note
+ * what the kernel dropped of its groups, and join them again later.
+ */
+void sroce_mcast_netdev_event(struct sroce_dev *sdev, unsigned long event);
+
 int sroce_mcast_gid_to_addr(const union ib_gid *mgid,
 			    struct sroce_mcast_addr *addr);
 void sroce_mcast_table_init(struct sroce_mcast_table *tbl,

@@ -183,12 +183,32 @@ mcast_joined() {
 		ip maddr show dev eth0 | grep -qiw "$3"
 }
 
+# mcast_rejoined IPF GROUP MAC: mcast_joined within five seconds.
+mcast_rejoined() {
+	local _
+	for _ in $(seq 50); do
+		mcast_joined "$@" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# mtu_dip: drop eth0's IPv6 state, its groups with it (addrconf throws it
+# away below IPv6's minimum MTU, 1280, and makes it anew above), then add
+# the address the harness gave eth0 again.
+mtu_dip() {
+	ip link set eth0 mtu 1200 && ip link set eth0 mtu 1500 &&
+		ip -6 addr add "$GUEST_IP6/64" dev eth0 nodad
+}
+
 # mcast_recv_test DESC IPF GROUP MAC QPS MSGS RECV_CMD... SEND_CMD: guest 0
 # runs RECV_CMD (QPS QPs attached to GROUP, MSGS messages to each; it says
 # "receiving data transfers" or "ready" once joined), guest 1 then runs
 # SEND_CMD (one word, split on blanks). Guest 0 checks that the netdev is
 # in the group while the receiver runs and has left it after, and that
-# each message reached the device once and every QP.
+# each message reached the device once and every QP. With mc_hook set,
+# guest 0 runs that command once joined and must be in the group again
+# after it (the device joins what the kernel dropped).
 mcast_recv_test() {
 	local desc=$1 ipf=$2 grp=$3 mac=$4 qps=$5 msgs=$6 log=/job/mc-$port
 	local before rc
@@ -203,6 +223,10 @@ mcast_recv_test() {
 			sleep 0.2
 		done
 		check "$desc: netdev joined $grp ($mac)" mcast_joined "$ipf" "$grp" "$mac"
+		if [ -n "${mc_hook:-}" ]; then
+			check "$desc: $mc_hook" "$mc_hook"
+			check "$desc: netdev in $grp again" mcast_rejoined "$ipf" "$grp" "$mac"
+		fi
 		barrier "mc$port-ready"
 		wait "$mpid"
 		rc=$?
@@ -284,6 +308,9 @@ mcast_tests() {
 	mcast_recv_test "mcast-ud IPv6" -6 $g6 33:33:00:05:00:01 3 20 \
 		$ud "$dev" "$gid6" $g6 recv 20 3 "$ud $dev $gid6 $g6 send 20"
 	mcast_noqp_test "group without QPs IPv6" $g6 "$ud $dev $gid6 $g6 send 5"
+	mc_hook=mtu_dip mcast_recv_test "mcast-ud IPv6, MTU 1200 and back" \
+		-6 ff0e::5:2 33:33:00:05:00:02 3 20 \
+		$ud "$dev" "$gid6" ff0e::5:2 recv 20 3 "$ud $dev $gid6 ff0e::5:2 send 20"
 }
 
 # finish: dump the device's counters, remove it, summarise the job.
