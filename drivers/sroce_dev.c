@@ -494,7 +494,7 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 	switch (event) {
 	case NETDEV_UNREGISTER:
 		sroce_net_unbind(sdev);
-		sroce_xmit_dev_reset_routes(sdev);
+		sroce_xmit_dev_freeze_routes(sdev);
 		/* Still registered: moving to another namespace. */
 		if (ndev->reg_state != NETREG_REGISTERED)
 			ib_unregister_device_queued(&sdev->ibdev);
@@ -503,6 +503,8 @@ static int sroce_dev_netdev_event(struct notifier_block *nb,
 		/* Arrived from another namespace: follow it there. */
 		if (sroce_net_bind(sdev))
 			ib_unregister_device_queued(&sdev->ibdev);
+		else
+			sroce_xmit_dev_thaw_routes(sdev);
 		break;
 	default:
 		sroce_port_update(sdev);

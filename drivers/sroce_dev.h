@@ -53,8 +53,9 @@ struct sroce_dev {
 	 */
 	u32 link_mbps;
 	/*
-	 * Set by the notifier while it empties the QPs' route caches
-	 * (sroce_xmit_dev_reset_routes()); the data path reads it with BH
+	 * Set by the notifier from the moment it empties the QPs' route
+	 * caches until the netdev has arrived in its new namespace
+	 * (sroce_xmit_dev_freeze_routes()); the data path reads it with BH
 	 * disabled and leaves the caches alone while it is set.
 	 */
 	bool routes_frozen;

@@ -136,9 +136,10 @@ static void sroce_qp_cancel_flush(struct sroce_qp *qp)
  * sroce_qp_error() - move a QP to ERR and flush its queues
  * @qp: the QP
  *
- * Context: any; does not sleep. With interrupts off the flushes are left
- * to flush_work. The caller must not hold sq.lock, rq.lock, a CQ lock, or
- * a lock that sroce_req_flush()/sroce_resp_flush() take.
+ * Context: any; does not sleep. With interrupts or BH off (the engines'
+ * own contexts included) the flushes are left to flush_work. The caller
+ * must not hold sq.lock, rq.lock, a CQ lock, or a lock that
+ * sroce_req_flush()/sroce_resp_flush() take.
  */
 void sroce_qp_error(struct sroce_qp *qp)
 {
@@ -636,7 +637,8 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	 * packet RTR lets in (on another CPU at once) runs after it.
 	 */
 	if (new == IB_QPS_RTR && cur != IB_QPS_RTR)
-		sroce_resp_start(qp);
+		sroce_resp_start(qp, mask & IB_QP_RQ_PSN ? attr->rq_psn :
+						       qp->attr.rq_psn);
 
 	spin_lock_irqsave(&qp->state_lock, flags);
 	/* The engines may have moved it to ERR or SQE since we looked. */

@@ -1462,7 +1462,7 @@ static void sroce_resp_reset(struct sroce_qp *qp)
 	struct sroce_resp *resp = &qp->resp;
 
 	sroce_resp_out_clear(&resp->out);
-	resp->psn = qp->attr.rq_psn & SROCE_PSN_MASK;
+	resp->psn = resp->start_psn;
 	resp->ack_last = sroce_psn_add(resp->psn, -1);
 	resp->msn = 0;
 	resp->nak_sent = false;
@@ -1818,6 +1818,7 @@ int sroce_resp_init(struct sroce_qp *qp)
 	/* Nobody runs while DEAD: the execution state is ours to reset. */
 	resp->rwqe = rwqe;
 	resp->res = res;
+	resp->start_psn = qp->attr.rq_psn & SROCE_PSN_MASK;
 	sroce_resp_reset(qp);
 	resp->msg = SROCE_RESP_MSG_NONE;
 
@@ -1828,12 +1829,13 @@ int sroce_resp_init(struct sroce_qp *qp)
 	return 0;
 }
 
-void sroce_resp_start(struct sroce_qp *qp)
+void sroce_resp_start(struct sroce_qp *qp, u32 psn)
 {
 	struct sroce_resp *resp = &qp->resp;
 
 	/* The runner does it first, whenever the first request comes. */
 	spin_lock_bh(&resp->lock);
+	resp->start_psn = psn & SROCE_PSN_MASK;
 	resp->ctl |= SROCE_RESP_CTL_START;
 	spin_unlock_bh(&resp->lock);
 }

@@ -118,14 +118,15 @@ struct sroce_resp_out {
  */
 struct sroce_resp {
 	/*
-	 * lock protects inq, running, ctl and reask_queued. Taken with
-	 * spin_lock_bh.
+	 * lock protects inq, running, ctl, start_psn and reask_queued.
+	 * Taken with spin_lock_bh.
 	 */
 	spinlock_t lock;
 	struct sk_buff_head inq;	/* struct sroce_pkt in skb->cb */
 	bool running;
 	bool reask_queued;		/* a READ request joined inq */
 	u8 ctl;				/* SROCE_RESP_CTL_* for the runner */
+	u32 start_psn;			/* the ePSN a queued START sets */
 	struct delayed_work work;
 	bool inited;			/* lock, inq and work are set up */
 	/* DCQCN notification point: CNP spacing, under lock. */
@@ -183,10 +184,11 @@ struct sroce_resp {
 int sroce_resp_init(struct sroce_qp *qp);
 /*
  * The QP is about to reach RTR: the responder forgets its state and
- * expects attr.rq_psn before it takes the next request. Called before
- * modify_qp publishes RTR, so no packet RTR lets in can run before it.
+ * expects @psn (the RQ PSN) before it takes the next request. Called
+ * before modify_qp publishes RTR, so no packet RTR lets in can run before
+ * it; @psn goes with the request under resp.lock, not through qp->attr.
  */
-void sroce_resp_start(struct sroce_qp *qp);
+void sroce_resp_start(struct sroce_qp *qp, u32 psn);
 /* The QP went to ERR: complete every posted receive WQE as flushed. */
 void sroce_resp_flush(struct sroce_qp *qp);
 /* The QP is being destroyed: wait for running work, free state. */

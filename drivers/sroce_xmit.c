@@ -311,9 +311,12 @@ void sroce_xmit_qp_reset(struct sroce_qp *qp)
  * route must be released while the namespace its netdev leaves is still
  * there. The data path leaves the caches alone while routes_frozen is set
  * (it reads it with BH disabled, so synchronize_net() waits out those that
- * read it clear); then each cache can be emptied at once.
+ * read it clear); then each cache can be emptied at once. The netdev stays
+ * in the old namespace a while after NETDEV_UNREGISTER, and packets sent
+ * meanwhile look their routes up there: the caches stay frozen until the
+ * netdev has arrived (NETDEV_REGISTER) or the device is gone.
  */
-void sroce_xmit_dev_reset_routes(struct sroce_dev *sdev)
+void sroce_xmit_dev_freeze_routes(struct sroce_dev *sdev)
 {
 	struct sroce_qp *qp;
 	unsigned long qpn;
@@ -328,6 +331,10 @@ void sroce_xmit_dev_reset_routes(struct sroce_dev *sdev)
 		dst_cache_reset_now(&qp->dst_cache);
 		sroce_qp_put(qp);
 	}
+}
+
+void sroce_xmit_dev_thaw_routes(struct sroce_dev *sdev)
+{
 	WRITE_ONCE(sdev->routes_frozen, false);
 }
 

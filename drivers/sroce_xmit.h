@@ -109,9 +109,11 @@ int sroce_xmit_qp_init(struct sroce_qp *qp);
 void sroce_xmit_qp_reset(struct sroce_qp *qp);
 void sroce_xmit_qp_cleanup(struct sroce_qp *qp);
 /*
- * Release every route the device's QPs cache: its netdev is leaving its
- * namespace (NETDEV_UNREGISTER). Context: process, may sleep.
+ * The device's netdev leaves its namespace (NETDEV_UNREGISTER): release
+ * every route its QPs cache and cache none until it has arrived in the
+ * new one (NETDEV_REGISTER: thaw). Context: process, may sleep.
  */
-void sroce_xmit_dev_reset_routes(struct sroce_dev *sdev);
+void sroce_xmit_dev_freeze_routes(struct sroce_dev *sdev);
+void sroce_xmit_dev_thaw_routes(struct sroce_dev *sdev);
 
 #endif /* _SROCE_XMIT_H */
