@@ -511,9 +511,6 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 		a->ah_attr = attr->ah_attr;
 		/* The core's reference on it ends with this call. */
 		a->ah_attr.grh.sgid_attr = NULL;
-		write_seqcount_begin(&qp->av_seq);
-		qp->av = *av;
-		write_seqcount_end(&qp->av_seq);
 	}
 	if (mask & IB_QP_PATH_MTU) {
 		a->path_mtu = attr->path_mtu;
@@ -540,14 +537,18 @@ static void sroce_qp_apply(struct sroce_qp *qp, const struct ib_qp_attr *attr,
 	if (mask & IB_QP_DEST_QPN)
 		a->dest_qp_num = attr->dest_qp_num & SROCE_QPN_MASK;
 
+	if (!(mask & (IB_QP_AV | IB_QP_DEST_QPN)))
+		return;
+	/* One write section: a packet never sees the new path's old port. */
+	write_seqcount_begin(&qp->av_seq);
+	if (mask & IB_QP_AV)
+		qp->av = *av;
 	/* One UDP source port per flow keeps it in order across ECMP paths. */
-	if ((mask & (IB_QP_AV | IB_QP_DEST_QPN)) && qp->av.family) {
-		write_seqcount_begin(&qp->av_seq);
+	if (qp->av.family)
 		qp->av.sport = rdma_get_udp_sport(qp->av.flow_label,
 						  qp->ibqp.qp_num,
 						  a->dest_qp_num);
-		write_seqcount_end(&qp->av_seq);
-	}
+	write_seqcount_end(&qp->av_seq);
 }
 
 /*
