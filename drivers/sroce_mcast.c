@@ -310,6 +310,21 @@ static int sroce_mcast_ip_join(struct net_device *ndev,
 	return 0;
 }
 
+/* The IP-level part of a leave. Caller holds RTNL. */
+static void sroce_mcast_ip_leave(struct net_device *ndev,
+				 const struct sroce_mcast_addr *addr)
+{
+	struct in_device *in_dev;
+
+	if (addr->family == AF_INET6) {
+		ipv6_dev_mc_dec(ndev, &addr->ip.v6);
+		return;
+	}
+	in_dev = __in_dev_get_rtnl(ndev);
+	if (in_dev)
+		ip_mc_dec_group(in_dev, addr->ip.v4);
+}
+
 static u32 *sroce_mcast_ip_gen(struct sroce_mcast_table *tbl,
 			       const struct sroce_mcast_addr *addr)
 {
@@ -344,18 +359,9 @@ static void sroce_mcast_leave(struct sroce_mcast_table *tbl,
 			      struct net_device *ndev,
 			      const struct sroce_mcast_addr *addr)
 {
-	struct in_device *in_dev;
-
 	rtnl_lock();
-	if (addr->ip_gen == *sroce_mcast_ip_gen(tbl, addr)) {
-		if (addr->family == AF_INET6) {
-			ipv6_dev_mc_dec(ndev, &addr->ip.v6);
-		} else {
-			in_dev = __in_dev_get_rtnl(ndev);
-			if (in_dev)
-				ip_mc_dec_group(in_dev, addr->ip.v4);
-		}
-	}
+	if (addr->ip_gen == *sroce_mcast_ip_gen(tbl, addr))
+		sroce_mcast_ip_leave(ndev, addr);
 	if (addr->mac_gen == tbl->mac_gen)
 		dev_mc_del(ndev, addr->mac);
 	rtnl_unlock();

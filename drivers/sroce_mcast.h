@@ -82,13 +82,13 @@ struct sroce_mcast_table {
 	struct work_struct rejoin;
 };
 
-/* Pure rules and the bare table, exported for KUnit. */
 /*
  * The netdev notifier's @event for @sdev's netdev, with RTNL held: note
  * what the kernel dropped of its groups, and join them again later.
  */
 void sroce_mcast_netdev_event(struct sroce_dev *sdev, unsigned long event);
 
+/* Pure rules and the bare table, exported for KUnit. */
 int sroce_mcast_gid_to_addr(const union ib_gid *mgid,
 			    struct sroce_mcast_addr *addr);
 void sroce_mcast_table_init(struct sroce_mcast_table *tbl,
