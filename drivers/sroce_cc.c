@@ -205,6 +205,20 @@ static void sroce_cc_rp_alpha_catch_up(struct sroce_cc_rp *rp,
 }
 
 /*
+ * Rc moves halfway to Rt, rounded toward Rt so that it reaches Rt instead
+ * of stalling 1 b/s away. Rc is above Rt when the floor (rp_min_rate)
+ * lifted it over the target at a cut: it then comes down to Rt, as in the
+ * model; a fixed point at Rt + 1 would keep the loop below stepping one
+ * event at a time through the whole of an idle QP's catch-up.
+ */
+static u64 sroce_cc_rp_halfway(u64 rc, u64 rt)
+{
+	if (rc <= rt)
+		return rt - (rt - rc) / 2;
+	return rt + (rc - rt) / 2;
+}
+
+/*
  * Apply @n increase events of one kind (@stage is tstage or bstage, @other
  * the other counter, which cannot change meanwhile). Steps one by one
  * through fast recovery and until Rc settles at a constant distance below
@@ -254,8 +268,7 @@ static void sroce_cc_rp_increase(struct sroce_cc_rp *rp,
 		else
 			step = ai;
 		rp->rt = min(rp->rt + step, ceil);
-		/* Round up so that Rc reaches Rt instead of stalling 1 b/s short. */
-		rp->rc = min((rp->rt + rp->rc + 1) / 2, ceil);
+		rp->rc = min(sroce_cc_rp_halfway(rp->rc, rp->rt), ceil);
 		n--;
 	}
 }

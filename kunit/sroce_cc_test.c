@@ -319,6 +319,38 @@ static void sroce_cc_rp_floor_test(struct kunit *test)
 			  ARRAY_SIZE(rp_floor));
 }
 
+/*
+ * The floor lifts Rc over Rt: rp_rate_to_set_on_first_cnp (5 Mb/s) sets
+ * both below rp_min_rate (10 Mb/s), and a second CNP, before any increase
+ * event, cuts Rc to the floor while Rt stays. With no increase step the
+ * model brings Rc halfway down to Rt per event, so that after 3333 timer
+ * events Rc equals Rt exactly (the module once stalled at Rt + 1 b/s,
+ * which made every later catch-up step event by event: millions of
+ * iterations in softirq for a QP idle long enough).
+ */
+static void sroce_cc_rp_floor_above_target_test(struct kunit *test)
+{
+	static const struct sroce_cc_test_param prm[] = {
+		{ "rp_rate_to_set_on_first_cnp", 5 }, { "rp_min_rate", 10 },
+		{ "rp_ai_rate", 0 }, { "rp_hai_rate", 0 },
+	};
+	u64 later = TEST_T0_NS + NSEC_PER_SEC + 10 * NSEC_PER_USEC;
+	struct sroce_cc_params p;
+	struct sroce_cc_rp rp;
+
+	sroce_cc_test_setup(test, &p, prm, ARRAY_SIZE(prm));
+	sroce_cc_rp_init(&rp, 10000);
+	sroce_cc_rp_on_cnp(&rp, &p, TEST_T0_NS);
+	KUNIT_EXPECT_EQ(test, (u32)sroce_cc_rp_on_cnp(&rp, &p, TEST_T0_NS +
+						       10 * NSEC_PER_USEC),
+			(u32)SROCE_CC_CNP_HANDLED);
+	KUNIT_EXPECT_EQ(test, rp.rc, 10000000ULL);
+	KUNIT_EXPECT_EQ(test, rp.rt, 5000000ULL);
+	KUNIT_EXPECT_EQ(test, sroce_cc_rp_rate(&rp, &p, later), 5000000ULL);
+	KUNIT_EXPECT_EQ(test, rp.rc, rp.rt);
+	KUNIT_EXPECT_EQ(test, rp.tstage, 3333U);
+}
+
 static void sroce_cc_rp_alpha_test(struct kunit *test)
 {
 	static const struct sroce_cc_test_param prm[] = {
@@ -500,6 +532,7 @@ static struct kunit_case sroce_cc_rp_cases[] = {
 	KUNIT_CASE(sroce_cc_rp_clamp_ati_test),
 	KUNIT_CASE(sroce_cc_rp_first_cnp_test),
 	KUNIT_CASE(sroce_cc_rp_floor_test),
+	KUNIT_CASE(sroce_cc_rp_floor_above_target_test),
 	KUNIT_CASE(sroce_cc_rp_alpha_test),
 	KUNIT_CASE(sroce_cc_rp_gd_test),
 	KUNIT_CASE(sroce_cc_rp_max_rate_test),
