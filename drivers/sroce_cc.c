@@ -403,10 +403,12 @@ void sroce_cc_np_init(struct sroce_cc_np *np)
  * @p: device parameters
  * @now: clock, ns
  *
- * Send-then-coalesce (reference 1.1, style b): the first mark sends a CNP
- * at once; marks within np_min_time_between_cnps of the last CNP only set
- * a pending flag, which the next CNP (on a later mark, or from
- * sroce_cc_np_take_pending() at the deadline) clears.
+ * At most one CNP per np_min_time_between_cnps, sent at once: the first
+ * mark after the gap answers for the marks inside it, as ConnectX's
+ * min_time_between_cnps does. A lone mark inside the gap stays
+ * unanswered; the reference's send-then-coalesce would answer it at the
+ * gap's end with a timer (dcqcn-and-style.md 1.1, style b), which sroce
+ * does not keep per QP.
  *
  * Return: true if the caller must send a CNP now.
  */
@@ -415,39 +417,9 @@ bool sroce_cc_np_should_send_cnp(struct sroce_cc_np *np,
 {
 	u64 gap = (u64)READ_ONCE(p->np_min_time_between_cnps) * NSEC_PER_USEC;
 
-	if (np->sent && sroce_cc_elapsed(now, np->last_cnp) < gap) {
-		np->pending = true;
+	if (np->sent && sroce_cc_elapsed(now, np->last_cnp) < gap)
 		return false;
-	}
 	np->sent = true;
-	np->pending = false;
 	np->last_cnp = now;
 	return true;
-}
-
-/**
- * sroce_cc_np_pending_deadline() - when may a folded mark be answered?
- * @np: the QP's NP
- * @p: device parameters
- * @when: set to the earliest time of the next CNP if one is pending
- *
- * Return: true if a mark is waiting for a CNP.
- */
-bool sroce_cc_np_pending_deadline(const struct sroce_cc_np *np,
-				  const struct sroce_cc_params *p, u64 *when)
-{
-	if (!np->pending)
-		return false;
-	*when = np->last_cnp +
-		(u64)READ_ONCE(p->np_min_time_between_cnps) * NSEC_PER_USEC;
-	return true;
-}
-
-/* Return true (and account the CNP) if a pending mark may be sent now. */
-bool sroce_cc_np_take_pending(struct sroce_cc_np *np,
-			      const struct sroce_cc_params *p, u64 now)
-{
-	if (!np->pending)
-		return false;
-	return sroce_cc_np_should_send_cnp(np, p, now);
 }

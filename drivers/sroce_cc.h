@@ -169,15 +169,10 @@ static inline u64 sroce_cc_rp_next_send_ns(const struct sroce_cc_rp *rp)
 struct sroce_cc_np {
 	u64 last_cnp;		/* time of the last CNP sent, ns */
 	bool sent;		/* a CNP was ever sent (last_cnp valid) */
-	bool pending;		/* a CE mark arrived inside the spacing window */
 };
 
 void sroce_cc_np_init(struct sroce_cc_np *np);
 bool sroce_cc_np_should_send_cnp(struct sroce_cc_np *np,
 				 const struct sroce_cc_params *p, u64 now);
-bool sroce_cc_np_pending_deadline(const struct sroce_cc_np *np,
-				  const struct sroce_cc_params *p, u64 *when);
-bool sroce_cc_np_take_pending(struct sroce_cc_np *np,
-			      const struct sroce_cc_params *p, u64 now);
 
 #endif /* _SROCE_CC_H */

@@ -576,24 +576,19 @@ static void sroce_cc_np_boundary_test(struct kunit *test)
 {
 	struct sroce_cc_params p;
 	struct sroce_cc_np np;
-	u64 when = 0;
 
 	sroce_cc_params_init_defaults(&p);
 	KUNIT_ASSERT_EQ(test, sroce_cc_param_set(&p, "np_min_time_between_cnps",
 						 50), 0);
 	sroce_cc_np_init(&np);
-	KUNIT_EXPECT_FALSE(test, sroce_cc_np_pending_deadline(&np, &p, &when));
 	KUNIT_EXPECT_TRUE(test, sroce_cc_np_should_send_cnp(&np, &p, TEST_T0_NS));
 	KUNIT_EXPECT_FALSE(test, sroce_cc_np_should_send_cnp(&np, &p,
 							     TEST_T0_NS + 49999));
-	KUNIT_EXPECT_TRUE(test, sroce_cc_np_pending_deadline(&np, &p, &when));
-	KUNIT_EXPECT_EQ(test, when, TEST_T0_NS + 50000);
-	KUNIT_EXPECT_FALSE(test, sroce_cc_np_take_pending(&np, &p,
-							  TEST_T0_NS + 49999));
-	KUNIT_EXPECT_TRUE(test, sroce_cc_np_take_pending(&np, &p,
-							 TEST_T0_NS + 50000));
-	KUNIT_EXPECT_FALSE(test, sroce_cc_np_take_pending(&np, &p,
-							  TEST_T0_NS + 200000));
+	KUNIT_EXPECT_TRUE(test, sroce_cc_np_should_send_cnp(&np, &p,
+							    TEST_T0_NS + 50000));
+	/* The gap runs from the last CNP sent, not from the last mark. */
+	KUNIT_EXPECT_FALSE(test, sroce_cc_np_should_send_cnp(&np, &p,
+							     TEST_T0_NS + 99999));
 	KUNIT_EXPECT_TRUE(test, sroce_cc_np_should_send_cnp(&np, &p,
 							    TEST_T0_NS + 100000));
 }
