@@ -315,7 +315,8 @@ enum ib_wc_status sroce_mr_reg_fast(struct sroce_mr *mr, struct ib_pd *qp_pd,
 	return IB_WC_SUCCESS;
 }
 
-int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key)
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+			bool remote)
 {
 	int err = -EINVAL;
 
@@ -323,7 +324,13 @@ int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key)
 	if (mr->type != SROCE_MR_FAST || mr->ibmr.pd != pd)
 		return -EINVAL;
 	spin_lock_bh(&mr->lock);
-	if (mr->rkey == key && !mr->num_mw) {
+	/*
+	 * A FAST MR's rkey field holds its lkey whatever its rights; a peer
+	 * may name only a real R_Key (SEND with Invalidate, IBTA 10.6.6.2),
+	 * or it could fail the ULP's next local use of a local-only MR.
+	 */
+	if (mr->rkey == key && !mr->num_mw &&
+	    (!remote || (mr->access & SROCE_MR_REMOTE_ACCESS))) {
 		mr->valid = false;
 		err = 0;
 	}
@@ -477,27 +484,43 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, void *buf,
 
 /*
  * IB_ATOMIC_HCA semantics (IBTA 10.7.2.2): atomic with respect to other
- * sroce atomics, under sroce_mr_atomic_lock. Through sroce_mr_move(): the
- * aligned iova may still sit across two pages of a user mapping.
+ * sroce atomics, under sroce_mr_atomic_lock. The 8 bytes must be aligned
+ * memory, as for sroce_mr_atomic_write(): they then lie in one page and
+ * are read and written through one mapping, all or nothing. An aligned
+ * address may sit on misaligned memory (a window addressed from 0 and
+ * bound at an odd address, a FAST MR's page list): refused, as rdma_rxe
+ * does, rather than moved in pieces that an ODP invalidation could split
+ * and the retry of the miss then apply twice.
  */
 static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
 			   struct sroce_mr_op *op)
 {
-	u64 val;
-	int err;
+	struct page *page;
+	int err = 0;
+	u64 *p, val;
+	u32 room;
+	void *va;
 
 	spin_lock_bh(&sroce_mr_atomic_lock);
-	err = sroce_mr_move(mr, iova, &val, NULL, 0, sizeof(val), false);
-	if (!err) {
+	va = sroce_mr_va(mr, iova, &room, &page);
+	if (!va) {
+		err = -EACCES;
+	} else if (room < sizeof(val) ||
+		   !IS_ALIGNED((uintptr_t)va, sizeof(val))) {
+		err = -EINVAL;
+	} else {
+		p = va;
+		val = READ_ONCE(*p);
 		op->orig = val;
 		if (op->kind == SROCE_MR_OP_FETCH_ADD)
 			val += op->swap_add;	/* modulo 2^64 (IBTA 9.4.5) */
 		else if (val == op->compare)
 			val = op->swap_add;
 		if (val != op->orig)
-			err = sroce_mr_move(mr, iova, &val, NULL, 0, sizeof(val),
-					    true);
+			WRITE_ONCE(*p, val);
 	}
+	if (page)
+		kunmap_local(va);
 	spin_unlock_bh(&sroce_mr_atomic_lock);
 	return err;
 }

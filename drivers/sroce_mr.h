@@ -248,11 +248,14 @@ void sroce_mr_index_free(struct sroce_dev *sdev, u32 index);
 enum ib_wc_status sroce_mr_reg_fast(struct sroce_mr *mr, struct ib_pd *qp_pd,
 				    u32 key, int access);
 /*
- * sroce_mr_invalidate() - local or remote invalidation of the FAST MR
- * named by @key in @pd: the key must match and no window may be bound to
- * it. Returns 0, or -EINVAL when the MR may not be invalidated.
+ * sroce_mr_invalidate() - local or (@remote) remote invalidation of the
+ * FAST MR named by @key in @pd: the key must match and no window may be
+ * bound to it; a remote one names an R_Key, which only a registration
+ * granting remote access has. Returns 0, or -EINVAL when the MR may not be
+ * invalidated.
  */
-int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key);
+int sroce_mr_invalidate(struct sroce_mr *mr, struct ib_pd *pd, u32 key,
+			bool remote);
 /* Take a lookup reference on @mr unless it is going away. */
 bool sroce_mr_tryget(struct sroce_mr *mr);
 

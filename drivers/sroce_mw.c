@@ -250,7 +250,7 @@ int sroce_invalidate_key(struct sroce_qp *qp, u32 key, bool remote)
 	if (!sroce_key_find(sdev, key, &mr, &mw))
 		return -EINVAL;
 	if (mr) {
-		err = sroce_mr_invalidate(mr, qp->ibqp.pd, key);
+		err = sroce_mr_invalidate(mr, qp->ibqp.pd, key, remote);
 		sroce_mr_put(mr);
 		return err;
 	}

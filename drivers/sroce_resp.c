@@ -1191,6 +1191,11 @@ static void sroce_resp_exec_atomic(struct sroce_qp *qp,
 		sroce_resp_odp_miss(qp, pkt);
 		return;
 	}
+	/* Aligned iova, misaligned memory: invalid, as for ATOMIC WRITE. */
+	if (err == -EINVAL) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
 	if (err) {
 		sroce_resp_access_err(qp, pkt);
 		return;

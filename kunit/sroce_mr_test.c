@@ -357,6 +357,31 @@ static void atomic_write(struct kunit *test)
  * list can) is refused with -EINVAL, untouched; the same MR on an aligned
  * block takes the store.
  */
+/*
+ * A valid FAST MR with key 0x1234 at iova 0x10000, 256 bytes, @access, on
+ * the one-block page list @pages, as IB_WR_REG_MR leaves one.
+ */
+static struct sroce_mr *fast_mr(struct kunit *test, struct ib_pd *pd,
+				int access, u64 *pages)
+{
+	struct sroce_mr *mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, mr);
+	spin_lock_init(&mr->lock);
+	mr->type = SROCE_MR_FAST;
+	mr->ibmr.pd = pd;
+	mr->valid = true;
+	mr->lkey = 0x1234;
+	mr->rkey = 0x1234;
+	mr->access = access;
+	mr->iova = 0x10000;
+	mr->length = 256;
+	mr->map.pages = pages;
+	mr->map.npages = 1;
+	mr->map.page_shift = PAGE_SHIFT;
+	return mr;
+}
+
 static void atomic_write_refuses_misaligned_memory(struct kunit *test)
 {
 	struct mr_test *t = test->priv;
@@ -364,23 +389,11 @@ static void atomic_write_refuses_misaligned_memory(struct kunit *test)
 	u64 pages[1];
 	u8 *mem;
 
-	mr = kunit_kzalloc(test, sizeof(*mr), GFP_KERNEL);
 	mem = kunit_kzalloc(test, 2 * PAGE_SIZE, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, mr);
 	KUNIT_ASSERT_NOT_NULL(test, mem);
 	memset(mem, 0x5a, 2 * PAGE_SIZE);
-	spin_lock_init(&mr->lock);
-	mr->type = SROCE_MR_FAST;
-	mr->ibmr.pd = &t->pd;
-	mr->valid = true;
-	mr->lkey = 0x1234;
-	mr->rkey = 0x1234;
-	mr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE;
-	mr->iova = 0x10000;
-	mr->length = 256;
-	mr->map.pages = pages;
-	mr->map.npages = 1;
-	mr->map.page_shift = PAGE_SHIFT;
+	mr = fast_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+		     IB_ACCESS_REMOTE_WRITE, pages);
 
 	pages[0] = (uintptr_t)mem + 4;
 	KUNIT_EXPECT_EQ(test, atomic_write_op(t, mr, 0x1234, 0x10008, 7),
@@ -395,6 +408,83 @@ static void atomic_write_refuses_misaligned_memory(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mem[16], 0x5a);
 }
 
+/*
+ * CMP_SWAP and FETCH_ADD refuse misaligned memory behind an aligned iova
+ * too (-EINVAL, nothing read or written): moved in two pieces, an ODP
+ * invalidation between them could leave half a value that the retry of
+ * the miss would then update again.
+ */
+static void atomics_refuse_misaligned_memory(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+	struct sroce_mr_op op = {
+		.kind = SROCE_MR_OP_FETCH_ADD, .len = 8, .swap_add = 1,
+		.orig = 0x77,
+	};
+	struct sroce_mr *mr;
+	u64 pages[1];
+	u8 *mem;
+
+	mem = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	memset(mem, 0x5a, PAGE_SIZE);
+	mr = fast_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+		     IB_ACCESS_REMOTE_ATOMIC, pages);
+
+	pages[0] = (uintptr_t)mem + 4;
+	KUNIT_EXPECT_EQ(test, sroce_mr_access(mr, &t->pd, 0x1234, true,
+					      IB_ACCESS_REMOTE_ATOMIC, 0x10008,
+					      &op), -EINVAL);
+	op.kind = SROCE_MR_OP_CMP_SWAP;
+	op.compare = 0x5a5a5a5a5a5a5a5aULL;
+	KUNIT_EXPECT_EQ(test, sroce_mr_access(mr, &t->pd, 0x1234, true,
+					      IB_ACCESS_REMOTE_ATOMIC, 0x10008,
+					      &op), -EINVAL);
+	KUNIT_EXPECT_EQ(test, op.orig, 0x77ULL);
+	KUNIT_EXPECT_EQ(test, load_u64(mem + 12), 0x5a5a5a5a5a5a5a5aULL);
+
+	pages[0] = (uintptr_t)mem;
+	KUNIT_EXPECT_EQ(test, sroce_mr_access(mr, &t->pd, 0x1234, true,
+					      IB_ACCESS_REMOTE_ATOMIC, 0x10008,
+					      &op), 0);
+	KUNIT_EXPECT_EQ(test, op.orig, 0x5a5a5a5a5a5a5a5aULL);
+	KUNIT_EXPECT_EQ(test, load_u64(mem + 8), 1ULL);
+	KUNIT_EXPECT_EQ(test, mem[7], 0x5a);
+	KUNIT_EXPECT_EQ(test, mem[16], 0x5a);
+}
+
+/*
+ * A FAST MR's rkey field holds its key whatever its rights: a peer's
+ * SEND with Invalidate may name it only when the registration granted
+ * remote access; the consumer's own LOCAL_INV always may.
+ */
+static void remote_invalidate_needs_remote_access(struct kunit *test)
+{
+	struct mr_test *t = test->priv;
+	struct sroce_mr *local, *remote;
+	u64 pages[1] = { 0 };
+
+	local = fast_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE, pages);
+	remote = fast_mr(test, &t->pd, IB_ACCESS_LOCAL_WRITE |
+			 IB_ACCESS_REMOTE_READ, pages);
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(local, &t->pd, 0x1234, true),
+			-EINVAL);
+	KUNIT_EXPECT_TRUE(test, local->valid);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(local, &t->pd, 0x1234,
+						  false), 0);
+	KUNIT_EXPECT_FALSE(test, local->valid);
+
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(remote, &t->pd, 0x1235, true),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(remote, &t->other_pd, 0x1234,
+						  true), -EINVAL);
+	KUNIT_EXPECT_TRUE(test, remote->valid);
+	KUNIT_EXPECT_EQ(test, sroce_mr_invalidate(remote, &t->pd, 0x1234, true),
+			0);
+	KUNIT_EXPECT_FALSE(test, remote->valid);
+}
+
 static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(range_inside),
 	KUNIT_CASE(range_outside),
@@ -405,6 +495,8 @@ static struct kunit_case sroce_mr_cases[] = {
 	KUNIT_CASE(atomics),
 	KUNIT_CASE(atomic_write),
 	KUNIT_CASE(atomic_write_refuses_misaligned_memory),
+	KUNIT_CASE(atomics_refuse_misaligned_memory),
+	KUNIT_CASE(remote_invalidate_needs_remote_access),
 	{}
 };
 
