@@ -52,11 +52,16 @@ struct sroce_odp {
 	 * invalidation (see above); and the fault and bad ranges.
 	 */
 	spinlock_t lock;
-	/* User addresses the fault work maps next; none when start == end. */
+	/*
+	 * What the fault work maps next: the user addresses the accesses
+	 * missed, [fault_start, fault_end) (none when equal), then, best
+	 * effort, on to prefetch_end.
+	 */
 	u64 fault_start;
 	u64 fault_end;
+	u64 prefetch_end;
 	bool fault_write;
-	/* The last range the fault work failed to map; none when equal. */
+	/* The last missed range the fault work failed to map; none when equal. */
 	u64 bad_start;
 	u64 bad_end;
 	struct work_struct fault_work;
@@ -106,15 +111,23 @@ static bool sroce_odp_mapped(struct ib_umem_odp *umem, u64 uva, u64 len,
 	return true;
 }
 
-/* A miss at [@uva, @uva + @len): queue the fault. Caller holds odp->lock. */
+/*
+ * A miss at [@uva, @uva + @len): queue the fault. Misses join the one
+ * queued only where they touch it with the same right, so that the range
+ * faulted is all memory an access wants: a hole or a read-only page next
+ * to it (a guard page, a gap between mappings) fails only the accesses
+ * that reach it. The prefetch behind is best effort. Caller holds
+ * odp->lock.
+ */
 static int sroce_odp_miss(struct sroce_odp *odp, u64 uva, u64 len, bool write)
 {
-	u64 end = min_t(u64, uva + max_t(u64, len, SROCE_ODP_PREFETCH),
-			ib_umem_end(odp->umem));
+	u64 end = uva + len;
+	u64 prefetch = min_t(u64, uva + max_t(u64, len, SROCE_ODP_PREFETCH),
+			     ib_umem_end(odp->umem));
 
 	sroce_counter_inc(&odp->sdev->counters, SROCE_CNT_ODP_MISSES);
 	/* Tried and failed: fail the access, once, as a protection error. */
-	if (uva < odp->bad_end && uva + len > odp->bad_start) {
+	if (uva < odp->bad_end && end > odp->bad_start) {
 		odp->bad_start = 0;
 		odp->bad_end = 0;
 		return -EACCES;
@@ -122,12 +135,15 @@ static int sroce_odp_miss(struct sroce_odp *odp, u64 uva, u64 len, bool write)
 	if (odp->fault_start == odp->fault_end) {
 		odp->fault_start = uva;
 		odp->fault_end = end;
+		odp->prefetch_end = prefetch;
 		odp->fault_write = write;
-	} else if (max(odp->fault_end, end) - min(odp->fault_start, uva) <=
+	} else if (write == odp->fault_write && uva <= odp->fault_end &&
+		   end >= odp->fault_start &&
+		   max(odp->fault_end, end) - min(odp->fault_start, uva) <=
 		   SROCE_ODP_FAULT_MAX) {
 		odp->fault_start = min(odp->fault_start, uva);
 		odp->fault_end = max(odp->fault_end, end);
-		odp->fault_write |= write;
+		odp->prefetch_end = max(odp->prefetch_end, prefetch);
 	}
 	/* Else this range waits: its access misses again after that one. */
 	queue_work(system_unbound_wq, &odp->fault_work);
@@ -190,24 +206,37 @@ static void sroce_odp_fault_work(struct work_struct *work)
 {
 	struct sroce_odp *odp = container_of(work, struct sroce_odp,
 					     fault_work);
-	u64 start, end;
+	u64 start, end, prefetch;
 	bool write;
 	int err;
 
 	spin_lock_bh(&odp->lock);
 	start = odp->fault_start;
 	end = odp->fault_end;
+	prefetch = odp->prefetch_end;
 	write = odp->fault_write;
 	odp->fault_start = 0;
 	odp->fault_end = 0;
+	odp->prefetch_end = 0;
 	odp->fault_write = false;
 	spin_unlock_bh(&odp->lock);
 	if (start >= end)
 		return;
 
 	err = sroce_odp_map(odp, start, end - start, write, true);
-	if (!err)
+	if (!err) {
+		spin_lock_bh(&odp->lock);
+		/* Mapped now: an old failure there no longer says anything. */
+		if (start < odp->bad_end && end > odp->bad_start) {
+			odp->bad_start = 0;
+			odp->bad_end = 0;
+		}
+		spin_unlock_bh(&odp->lock);
+		/* Best effort: where it fails, later misses fault their own. */
+		if (prefetch > end)
+			sroce_odp_map(odp, end, prefetch - end, write, true);
 		return;
+	}
 	sroce_counter_inc(&odp->sdev->counters, SROCE_CNT_ODP_FAULT_ERRORS);
 	/*
 	 * The range kept changing for a second (-EBUSY) or memory ran

@@ -239,7 +239,7 @@ build_test_progs() {
 	local p
 	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test \
 		av-race-test mcast-ud verbs-fuzz rc-verify atomic-write-test \
-		cc-flow; do
+		cc-flow mr-edge-test; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -382,7 +382,8 @@ guest_steps() {
 	# leaving the page tables, sroce on both sides and against rdma_rxe
 	# (which pins its side); and the teardowns that end ODP MRs with
 	# faults and invalidations in flight.
-	gstep odp -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce sroce
+	gstep odp -n 2 -t 600 -f "$out/rc-verify" -f "$out/mr-edge-test" \
+		"$tests/odp.sh" pair sroce sroce
 	gstep odp-rxe -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce rxe
 	gstep teardown-odp -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1 odp \
 		kill-client kill-server link-del rmmod
@@ -447,7 +448,8 @@ trixie_steps() {
 	gstep cm-rxe-6.12 -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
 	# On-demand paging on 6.12's ib_umem_odp and hmm (6.12's rdma_rxe
 	# has none).
-	gstep odp-6.12 -n 2 -t 600 -f "$out/rc-verify" "$tests/odp.sh" pair sroce sroce
+	gstep odp-6.12 -n 2 -t 600 -f "$out/rc-verify" -f "$out/mr-edge-test" \
+		"$tests/odp.sh" pair sroce sroce
 	# rdma-core 56's own test suite (pyverbs) on an sroce device.
 	wanted rdma-core-6.12 && step rdma-core-tests \
 		"$SROCE_TOP/scripts/rdma-core-tests.sh" "$out/rdma-core-tests"

@@ -6,8 +6,13 @@
 #
 #   odp.sh pair TYPE0 TYPE1
 #
-# Guest N runs link type TYPEn (sroce or rxe; rdma_rxe before 6.15 has no
-# ODP, and rc-verify registers a pinned MR on its side then). Checks:
+# (and -f .../mr-edge-test). Guest N runs link type TYPEn (sroce or rxe;
+# rdma_rxe before 6.15 has no ODP, and rc-verify registers a pinned MR on
+# its side then). Checks:
+# - on an sroce guest 0, mr-edge-test (scripts/tests/mr-edge-test.c):
+#   remote accesses beside a PROT_NONE page of an ODP MR land, one to it
+#   fails; atomics at an aligned window offset on misaligned memory are
+#   invalid requests;
 # - an sroce device offers RC ODP (ibv_devinfo -v: ODP_SUPPORT, and
 #   SUPPORT_SEND, _RECV, _WRITE, _READ, _ATOMIC, _SRQ) but not implicit
 #   ODP, which it refuses;
@@ -56,6 +61,21 @@ if [ "$mytype" = sroce ]; then
 	for c in SEND RECV WRITE READ ATOMIC SRQ; do
 		check "$dev offers RC ODP for $c" grep -qw "SUPPORT_$c" <<<"$rc_caps"
 	done
+fi
+
+# The edges of an MR, on guest 0's own device (mr-edge-test, when passed):
+# an ODP MR next to a PROT_NONE page, atomics on misaligned memory.
+if [ "$mytype" = sroce ] && [ "$GUEST_ID" = 0 ] && [ -x /job/mr-edge-test ]; then
+	timeout "$TOOL_TIMEOUT" /job/mr-edge-test "$dev" "$gid" >/job/mr-edge-test.log 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) pass "mr-edge-test: ${line#ok - }" ;;
+		"not ok - "*) fail "mr-edge-test: ${line#not ok - }" ;;
+		*) echo "# $line" ;;
+		esac
+	done </job/mr-edge-test.log
+	check "mr-edge-test exits 0" test "$rc" -eq 0
 fi
 
 # one_run SERVER DROP_MS [-P]: rc-verify -o DROP_MS [-P]; both guests
