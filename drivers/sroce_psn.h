@@ -3,15 +3,20 @@
  * Packet Sequence Number arithmetic. A PSN is a 24-bit counter that wraps
  * (IBTA vol 1 9.7.1); two PSNs are ordered by the sign of their difference
  * taken modulo 2^24, which is meaningful as long as every PSN the two ends
- * compare lies within 2^23 of the other (the send window is far smaller).
+ * compare lies within 2^23 of the other: the requester starts no message
+ * that would take what is in flight that far (a READ takes all its
+ * response PSNs at once, whatever the send window).
  */
 #ifndef _SROCE_PSN_H
 #define _SROCE_PSN_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <sroce/wire.h>
 
 #define SROCE_PSN_MASK		SROCE_BTH_PSN_MASK
+/* Half the PSN space: the farthest two PSNs can be and still be ordered. */
+#define SROCE_PSN_HALF		BIT(23)
 
 /* @psn + @n, wrapped to 24 bits. */
 static inline u32 sroce_psn_add(u32 psn, u32 n)
@@ -55,6 +60,16 @@ static inline bool sroce_psn_in_window(u32 psn, u32 first, u32 n)
 static inline u32 sroce_psn_span(u32 from, u32 to)
 {
 	return (to - from) & SROCE_PSN_MASK;
+}
+
+/*
+ * May a message of @npsn PSNs start at @psn with [@una, @psn) in flight?
+ * Only if then every PSN in flight stays ordered against @una: within
+ * half the PSN space of it.
+ */
+static inline bool sroce_psn_room(u32 una, u32 psn, u32 npsn)
+{
+	return sroce_psn_span(una, psn) + npsn < SROCE_PSN_HALF;
 }
 
 #endif /* _SROCE_PSN_H */

@@ -430,6 +430,15 @@ static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *wqe)
 	/* IB_SEND_FENCE: wait for every earlier READ and atomic (o10-2.2-1). */
 	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_atomic)
 		return false;
+	/*
+	 * What is in flight must span less than half the PSN space, or the
+	 * modulo 2^24 comparisons with una misorder it: a message of up to
+	 * 2^23 - 1 PSNs (2 GiB at a 256-byte MTU) waits for room. Alone in
+	 * flight, the longest message fits.
+	 */
+	if (!sroce_psn_room(req->una, req->psn,
+			    sroce_seg_npsn(wqe->opcode, wqe->length, qp->mtu)))
+		return false;
 	return !sroce_seg_takes_rd_atomic(wqe->opcode) ||
 	       req->rd_atomic < req->max_rd_atomic;
 }
@@ -949,7 +958,13 @@ void sroce_req_run(struct sroce_qp *qp)
 {
 	struct sroce_req *req = &qp->req;
 	enum sroce_req_result res = SROCE_REQ_IDLE;
-	unsigned int rounds;
+	/*
+	 * The budget of the whole call: rounds that end IDLE while kicks
+	 * keep coming (ACKs on other CPUs, posts) count too, so a caller in
+	 * softirq or with preemption off is let go after at most
+	 * SROCE_REQ_BUDGET packets whatever the traffic.
+	 */
+	unsigned int rounds = SROCE_REQ_BUDGET / SROCE_REQ_BATCH;
 
 	set_bit(SROCE_REQ_AGAIN, &req->flags);
 	/*
@@ -960,7 +975,6 @@ void sroce_req_run(struct sroce_qp *qp)
 	smp_mb__after_atomic();
 
 	while (!test_and_set_bit_lock(SROCE_REQ_RUNNING, &req->flags)) {
-		rounds = SROCE_REQ_BUDGET / SROCE_REQ_BATCH;
 		while (rounds) {
 			if (res != SROCE_REQ_MORE &&
 			    !test_and_clear_bit(SROCE_REQ_AGAIN, &req->flags))
@@ -986,6 +1000,11 @@ void sroce_req_run(struct sroce_qp *qp)
 		smp_mb__after_atomic();
 		if (!test_bit(SROCE_REQ_AGAIN, &req->flags))
 			return;
+		if (!rounds) {
+			/* Kicked again with the budget spent: continue later. */
+			sroce_req_defer(qp, 0);
+			return;
+		}
 	}
 }
 

@@ -66,12 +66,33 @@ static void psn_span(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_psn_span(0xffff00, 0x100), 0x200U);
 }
 
+/*
+ * The requester's room check: the longest message (2^23 - 1 PSNs, 2 GiB at
+ * a 256-byte MTU) starts alone; with PSNs in flight it waits for as many
+ * as would carry the newest beyond half the space, where the ordering
+ * against una, which the completer filters ACKs by, turns round.
+ */
+static void psn_room(struct kunit *test)
+{
+	u32 half = SROCE_PSN_HALF;
+
+	KUNIT_EXPECT_TRUE(test, sroce_psn_room(0, 0, half - 1));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_room(5, 7, half - 3));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_room(5, 7, half - 2));
+	KUNIT_EXPECT_TRUE(test, sroce_psn_room(0xfffffe, 1, half - 4));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_room(0xfffffe, 1, half - 3));
+	/* Why: the last PSN allowed still follows una, one more does not. */
+	KUNIT_EXPECT_TRUE(test, sroce_psn_gt(sroce_psn_add(5, half - 1), 5));
+	KUNIT_EXPECT_FALSE(test, sroce_psn_gt(sroce_psn_add(5, half), 5));
+}
+
 static struct kunit_case sroce_psn_cases[] = {
 	KUNIT_CASE(psn_add_wraps),
 	KUNIT_CASE(psn_diff_signed),
 	KUNIT_CASE(psn_order_across_wrap),
 	KUNIT_CASE(psn_window),
 	KUNIT_CASE(psn_span),
+	KUNIT_CASE(psn_room),
 	{}
 };
 
