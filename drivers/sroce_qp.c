@@ -673,6 +673,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	spin_unlock_irqrestore(&qp->state_lock, flags);
 	if (mask & IB_QP_AV)
 		sroce_xmit_qp_reset(qp);
+	if (cur == IB_QPS_SQD &&
+	    (mask & (IB_QP_TIMEOUT | IB_QP_RETRY_CNT | IB_QP_RNR_RETRY |
+		     IB_QP_MAX_QP_RD_ATOMIC)))
+		sroce_req_update(qp);
 
 	if (new == cur)
 		goto out;

@@ -164,11 +164,33 @@ void sroce_req_init(struct sroce_qp *qp)
 	spin_unlock_bh(&req->lock);
 }
 
+/* The QP attributes the requester keeps in its own form; under req.lock. */
+static void sroce_req_load_attrs(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
+
+	/* A QP allowed no READ/atomic in flight could never send one. */
+	req->max_rd_atomic = max_t(u32, qp->attr.max_rd_atomic, 1);
+	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
+}
+
+void sroce_req_update(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	sroce_req_load_attrs(qp);
+	/* Drained: no retry budget is being spent on anything. */
+	req->retry_left = qp->attr.retry_cnt;
+	req->rnr_left = qp->attr.rnr_retry;
+	spin_unlock_bh(&req->lock);
+}
+
 void sroce_req_start(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_req *req = &qp->req;
-	u64 timeout = sroce_seg_timeout_ticks(qp->attr.timeout, TICK_NSEC);
 	/* Cached by the netdev notifier: a move to RTS takes no RTNL. */
 	u32 line_mbps = sroce_dev_link_mbps(sdev);
 
@@ -182,8 +204,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->cur_pkt = 0;
 	req->head = req->cur;
 	req->rd_atomic = 0;
-	/* A QP allowed no READ/atomic in flight could never send one. */
-	req->max_rd_atomic = max_t(u32, qp->attr.max_rd_atomic, 1);
+	sroce_req_load_attrs(qp);
 	req->noack = 0;
 	req->gen++;
 	req->nak_valid = false;
@@ -197,7 +218,6 @@ void sroce_req_start(struct sroce_qp *qp)
 	req->probe = false;
 	req->asking = false;
 	req->early_read = false;
-	req->timeout = min_t(u64, timeout, MAX_JIFFY_OFFSET);
 	req->deadline = jiffies;
 	sroce_req_win_init(&req->win, req->una,
 			   READ_ONCE(sdev->cc_params.tx_adaptive_window));

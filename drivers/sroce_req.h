@@ -145,6 +145,11 @@ void sroce_req_init(struct sroce_qp *qp);
 /* The QP reached RTS: start sending from attr.sq_psn. */
 void sroce_req_start(struct sroce_qp *qp);
 /*
+ * A drained SQD QP changed its timeout, retry counts or max_rd_atomic
+ * (IBTA 10.3.1: SQD -> SQD): take them on.
+ */
+void sroce_req_update(struct sroce_qp *qp);
+/*
  * SQE -> RTS: the requester, stopped and flushed when the QP entered SQE,
  * resumes with the next WQE at its PSN (UD, GSI, UC).
  */

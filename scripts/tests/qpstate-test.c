@@ -14,7 +14,8 @@
  *    IBV_EVENT_SQ_DRAINED once drained; query_qp shows SQD, not draining;
  *    a SEND posted in SQD is not started until SQD -> RTS;
  *  - SQD while an RC SEND is outstanding (sroce only): attribute changes
- *    are refused with EBUSY until the SQ has drained;
+ *    are refused with EBUSY until the SQ has drained; once drained, a new
+ *    timeout is the requester's (the restrack shows it);
  *  - SQE cannot be entered by modify_qp.
  *
  * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "test-common.h"
 
@@ -335,30 +337,17 @@ static void test_uc_sqe(void)
 }
 
 /*
- * SQD while draining: an RC QP aimed at a QPN nobody has (on this device's
- * own GID) keeps its one SEND outstanding until its retry runs out, so it
- * drains for a retry timeout at least. sroce refuses to change attributes
- * meanwhile (EBUSY; IBTA 10.3.1 lets them change once drained): the path
- * and limits of the packets it still resends must not change under them. rdma_rxe lets them change, so only sroce runs this.
+ * An RC QP aimed at a QPN nobody has (on this device's own GID), moved to
+ * RTS with @timeout and @retry_cnt; a SEND it posts stays outstanding
+ * until its retry runs out. Returns 0 or the errno of the step that failed.
  */
-static void test_rc_sqd_draining(void)
+static int rc_to_nobody(struct ibv_qp *q, uint8_t timeout, uint8_t retry_cnt)
 {
-	struct ibv_qp *q = make_qp(IBV_QPT_RC);
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
-	struct ibv_send_wr wr = { .wr_id = 21, .opcode = IBV_WR_SEND,
-				  .send_flags = IBV_SEND_SIGNALED,
-				  .num_sge = 1 };
-	struct ibv_sge sge = { .addr = (uintptr_t)sbuf, .length = 16,
-			       .lkey = mr->lkey };
-	struct ibv_send_wr *bad;
-	int draining = -1, rc;
+	int rc;
 
-	wr.sg_list = &sge;
-	if (!q || modify(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			 IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
-		check(0, "RC: create and INIT (%d)", errno);
-		return;
-	}
+	rc = modify(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		    IBV_QP_ACCESS_FLAGS);
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = IBV_MTU_1024,
@@ -372,19 +361,44 @@ static void test_rc_sqd_draining(void)
 			.port_num = 1,
 		},
 	};
-	rc = modify(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-		    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-		    IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	rc = rc ?: modify(q, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .timeout = timeout,
+				  .retry_cnt = retry_cnt, .max_rd_atomic = 1 };
+	return rc ?: modify(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/*
+ * SQD while draining: an RC QP to nobody keeps its one SEND outstanding,
+ * so it drains for a retry timeout at least. sroce refuses to change
+ * attributes meanwhile (EBUSY; IBTA 10.3.1 lets them change once
+ * drained): the path and limits of the packets it still resends must not
+ * change under them. rdma_rxe lets them change, so only sroce runs this.
+ */
+static void test_rc_sqd_draining(void)
+{
+	struct ibv_qp *q = make_qp(IBV_QPT_RC);
+	struct ibv_send_wr wr = { .wr_id = 21, .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED,
+				  .num_sge = 1 };
+	struct ibv_sge sge = { .addr = (uintptr_t)sbuf, .length = 16,
+			       .lkey = mr->lkey };
+	struct ibv_send_wr *bad;
+	struct ibv_qp_attr a;
+	int draining = -1, rc;
+
+	wr.sg_list = &sge;
 	/* 268 ms per try, one retry: about half a second of draining. */
-	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS, .timeout = 16,
-				  .retry_cnt = 1, .max_rd_atomic = 1 };
-	rc = rc ?: modify(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+	rc = q ? rc_to_nobody(q, 16, 1) : errno;
 	rc = rc ?: ibv_post_send(q, &wr, &bad);
 	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_SQD };
 	rc = rc ?: modify(q, &a, IBV_QP_STATE);
 	check(!rc, "RC: RTS, a SEND to nobody, RTS -> SQD (%d)", rc);
+	if (rc)
+		return;
 	rc = qp_state(q, &draining);
 	check(rc == IBV_QPS_SQD && draining == 1,
 	      "RC: query_qp shows SQD, draining (state %d, draining %d)", rc,
@@ -410,6 +424,69 @@ static void test_rc_sqd_draining(void)
 	check(send_done(21, IBV_WC_RETRY_EXC_ERR),
 	      "RC: the SEND ends in a retry-exceeded error");
 	ibv_destroy_qp(q);
+}
+
+/*
+ * The retransmit timeout sroce's requester uses for @q, in ms, as the
+ * restrack shows it (rdma res show qp -dd: drv_timeout-ms); -1 if not
+ * found.
+ */
+static long req_timeout_ms(struct ibv_qp *q)
+{
+	char cmd[128], word[64];
+	long ms = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "rdma res show qp lqpn %u -dd 2>/dev/null",
+		 q->qp_num);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s", word) == 1)
+		if (!strcmp(word, "drv_timeout-ms") && fscanf(f, "%ld", &ms) != 1)
+			ms = -1;
+	pclose(f);
+	return ms;
+}
+
+/*
+ * SQD -> SQD once drained: a new timeout is what the requester uses from
+ * then on, the same as a QP moved to RTS with it shows (sroce only: the
+ * restrack's driver attributes).
+ */
+static void test_rc_sqd_update(void)
+{
+	struct ibv_qp *q = make_qp(IBV_QPT_RC), *ref = make_qp(IBV_QPT_RC);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_SQD };
+	long before, after, want, deadline;
+	int draining = 1, rc;
+
+	rc = q && ref ? rc_to_nobody(q, 16, 1) : errno;
+	rc = rc ?: rc_to_nobody(ref, 18, 1);
+	rc = rc ?: modify(q, &a, IBV_QP_STATE);
+	check(!rc, "RC: two QPs up, one RTS -> SQD (%d)", rc);
+	if (rc)
+		return;
+	/* Nothing was posted: drained at once, or nearly. */
+	for (deadline = now_ms() + 2000;
+	     qp_state(q, &draining) == IBV_QPS_SQD && draining &&
+	     now_ms() < deadline;)
+		usleep(1000);
+	before = req_timeout_ms(q);
+	want = req_timeout_ms(ref);
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_SQD, .timeout = 18 };
+	rc = modify(q, &a, IBV_QP_STATE | IBV_QP_TIMEOUT);
+	after = req_timeout_ms(q);
+	check(!rc && before > 0 && want > before && after == want,
+	      "RC: drained SQD -> SQD with timeout 18: the requester takes it "
+	      "(%d; %ld ms before, %ld after, %ld wanted)", rc, before, after,
+	      want);
+	a = (struct ibv_qp_attr){ .qp_state = IBV_QPS_RTS };
+	rc = modify(q, &a, IBV_QP_STATE);
+	check(!rc && req_timeout_ms(q) == want,
+	      "RC: SQD -> RTS keeps it (%d)", rc);
+	ibv_destroy_qp(q);
+	ibv_destroy_qp(ref);
 }
 
 int main(int argc, char **argv)
@@ -444,8 +521,10 @@ int main(int argc, char **argv)
 
 	test_ud_sqe(128u << port.active_mtu);
 	test_uc_sqe();
-	if (strncmp(ibv_get_device_name(ctx->device), "rxe", 3))
+	if (strncmp(ibv_get_device_name(ctx->device), "rxe", 3)) {
 		test_rc_sqd_draining();
+		test_rc_sqd_update();
+	}
 
 	printf("# %d passed, %d failed\n", npass, nfail);
 	return nfail ? 1 : 0;
