@@ -60,6 +60,9 @@ struct sroce_dev {
 	 */
 	bool routes_frozen;
 
+	/* The last QP serial handed out (sroce_qp.h). */
+	atomic64_t qp_serials;
+
 	/* Objects alive, checked against the limits in attr. */
 	atomic_t num_pds;
 	atomic_t num_cqs;

@@ -228,7 +228,7 @@ static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 			mw->length = b->length;
 		}
 		mw->access = b->access & (SROCE_MW_ACCESS | IB_ZERO_BASED);
-		mw->qpn = qp->ibqp.qp_num;
+		mw->qp_serial = qp->serial;
 		mw->rkey = (mw->rkey & ~0xffU) | (b->rkey & 0xff);
 		mw->valid = true;
 	}
@@ -262,7 +262,7 @@ int sroce_invalidate_key(struct sroce_qp *qp, u32 key, bool remote)
 	 */
 	if (mw->ibmw.type == IB_MW_TYPE_2 && mw->valid && mw->rkey == key &&
 	    mw->ibmw.pd == qp->ibqp.pd &&
-	    (!remote || mw->qpn == qp->ibqp.qp_num)) {
+	    (!remote || mw->qp_serial == qp->serial)) {
 		sroce_mw_unbind(mw);
 		mw->valid = false;
 		err = 0;
@@ -298,7 +298,7 @@ int sroce_rkey_access(struct sroce_qp *qp, u32 rkey, int access, u64 va,
 	spin_lock_bh(&mw->lock);
 	if (mw->valid && mw->mr && mw->rkey == rkey &&
 	    mw->ibmw.pd == qp->ibqp.pd &&
-	    (mw->ibmw.type == IB_MW_TYPE_1 || mw->qpn == qp->ibqp.qp_num) &&
+	    (mw->ibmw.type == IB_MW_TYPE_1 || mw->qp_serial == qp->serial) &&
 	    sroce_mr_check_access(mw->access, access)) {
 		/*
 		 * A zero-based window is addressed from 0: [0, length) is

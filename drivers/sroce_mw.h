@@ -37,7 +37,12 @@ struct sroce_mw {
 	u64 addr;
 	u64 length;
 	int access;		/* IB_ACCESS_REMOTE_* */
-	u32 qpn;		/* type 2B: the QP it is bound to */
+	/*
+	 * Type 2B: the QP it is bound to, by its serial (sroce_qp.h): a
+	 * QP created later may reuse a destroyed QP's number, and must not
+	 * inherit its windows.
+	 */
+	u64 qp_serial;
 
 	/*
 	 * What sdev->mrs points at (sroce_anchor.h): lookups hold a

@@ -414,6 +414,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	if (err < 0)
 		goto err_queues;
 	ibqp->qp_num = qpn;
+	qp->serial = atomic64_inc_return(&sdev->qp_serials);
 
 	if (udata) {
 		struct sroce_ucontext *uctx =

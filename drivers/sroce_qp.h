@@ -133,6 +133,11 @@ struct sroce_rq {
 
 struct sroce_qp {
 	struct ib_qp ibqp;
+	/*
+	 * Unique among all the device's QPs, unlike the QPN, which the
+	 * cyclic allocator hands out again; set at create_qp, never changed.
+	 */
+	u64 serial;
 
 	/*
 	 * state_lock protects state and attr against modify_qp; the engines

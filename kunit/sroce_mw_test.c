@@ -35,6 +35,7 @@ static struct sroce_qp *mw_test_qp(struct kunit *test, struct ib_pd *pd,
 	qp->ibqp.pd = pd;
 	qp->ibqp.qp_num = qpn;
 	qp->ibqp.qp_type = IB_QPT_RC;
+	qp->serial = qpn;
 	return qp;
 }
 
@@ -360,6 +361,7 @@ static void window_rkeys(struct kunit *test)
 	struct mw_test *t = test->priv;
 	const int wr = IB_ACCESS_REMOTE_WRITE;
 	struct sroce_mw *mw1, *mw2;
+	struct sroce_qp *reused;
 	struct sroce_mr *mr;
 	u8 v = 0xee;
 	u8 *buf;
@@ -419,6 +421,12 @@ static void window_rkeys(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, buf[0x7f], 0xee);
 	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp2, mw2->rkey, wr, base, 1));
 	KUNIT_EXPECT_FALSE(test, rkey_ok(t->qp, mw2->rkey, wr, base + 0x80, 1));
+	/* A QP created later with qp's number (reused) inherits nothing. */
+	reused = mw_test_qp(test, &t->pd, t->qp->ibqp.qp_num);
+	reused->serial = 100;
+	KUNIT_EXPECT_FALSE(test, rkey_ok(reused, mw2->rkey, wr, base, 1));
+	KUNIT_EXPECT_EQ(test, sroce_invalidate_key(reused, mw2->rkey, true),
+			-EINVAL);
 	/* Bound type 2 windows are not re-bound. */
 	KUNIT_EXPECT_EQ(test, bind(t, t->qp, mw2, mr, base, 0x80, wr, 8),
 			IB_WC_MW_BIND_ERR);
