@@ -19,6 +19,7 @@
 #include <linux/ethtool.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <net/addrconf.h>
 #include <rdma/ib_mad.h>
@@ -388,7 +389,7 @@ void sroce_dev_put(struct sroce_dev *sdev)
 	ib_device_put(&sdev->ibdev);
 }
 
-int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
+static int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 {
 	struct sroce_dev *sdev;
 	int err;
@@ -466,6 +467,22 @@ int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
 
 err_dealloc:
 	ib_dealloc_device(&sdev->ibdev);
+	return err;
+}
+
+/*
+ * Serialises link creation: the core runs newlink under a read lock only,
+ * and two `rdma link add` for one netdev must not both find it free.
+ */
+static DEFINE_MUTEX(sroce_dev_newlink_lock);
+
+int sroce_dev_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	int err;
+
+	mutex_lock(&sroce_dev_newlink_lock);
+	err = sroce_dev_add(ibdev_name, ndev);
+	mutex_unlock(&sroce_dev_newlink_lock);
 	return err;
 }
 
