@@ -62,6 +62,8 @@ struct sroce_dev {
 
 	/* The last QP serial handed out (sroce_qp.h). */
 	atomic64_t qp_serials;
+	/* Bytes the ODP MRs span, at most the host's RAM (sroce_odp.c). */
+	atomic64_t odp_bytes;
 
 	/* Objects alive, checked against the limits in attr. */
 	atomic_t num_pds;

@@ -23,6 +23,7 @@
  *
  * Implicit ODP (the whole address space as one MR) is not offered.
  */
+#include <linux/mm.h>
 #include <linux/mmu_notifier.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
@@ -47,6 +48,7 @@
 struct sroce_odp {
 	struct ib_umem_odp *umem;
 	struct sroce_dev *sdev;
+	u64 length;		/* counted in sdev->odp_bytes */
 	/*
 	 * lock: the copies, which read umem->dma_list, against the
 	 * invalidation (see above); and the fault and bad ranges.
@@ -290,26 +292,53 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 	.invalidate = sroce_odp_invalidate,
 };
 
+/*
+ * The core keeps 16 bytes of page list per page of an ODP MR's length
+ * (ib_umem_odp_get()), in kernel memory no cgroup is charged for, however
+ * little is ever mapped: an unprivileged process could ask for gigabytes
+ * of it with one registration over a reserved address range. A device's
+ * ODP MRs may span at most the host's RAM together, which bounds their
+ * lists to 1/256 of it.
+ */
+static bool sroce_odp_charge(struct sroce_dev *sdev, u64 length)
+{
+	u64 limit = (u64)totalram_pages() << PAGE_SHIFT;
+
+	if (length > limit)
+		return false;
+	if (atomic64_add_return(length, &sdev->odp_bytes) <= limit)
+		return true;
+	atomic64_sub(length, &sdev->odp_bytes);
+	return false;
+}
+
 int sroce_odp_reg(struct sroce_mr *mr, struct ib_device *ibdev, u64 start,
 		  u64 length)
 {
+	struct sroce_dev *sdev = to_sdev(ibdev);
 	struct ib_umem_odp *umem;
 	struct sroce_odp *odp;
 
 	/* Implicit ODP: not offered (no IB_ODP_SUPPORT_IMPLICIT). */
 	if (!start && length == U64_MAX)
 		return -EOPNOTSUPP;
+	if (!sroce_odp_charge(sdev, length))
+		return -ENOMEM;
 
 	odp = kzalloc(sizeof(*odp), GFP_KERNEL);
-	if (!odp)
+	if (!odp) {
+		atomic64_sub(length, &sdev->odp_bytes);
 		return -ENOMEM;
+	}
 	spin_lock_init(&odp->lock);
 	INIT_WORK(&odp->fault_work, sroce_odp_fault_work);
-	odp->sdev = to_sdev(ibdev);
+	odp->sdev = sdev;
+	odp->length = length;
 
 	umem = ib_umem_odp_get(ibdev, start, length, mr->access,
 			       &sroce_odp_ops);
 	if (IS_ERR(umem)) {
+		atomic64_sub(length, &sdev->odp_bytes);
 		kfree(odp);
 		return PTR_ERR(umem);
 	}
@@ -326,6 +355,7 @@ void sroce_odp_release(struct sroce_mr *mr)
 	/* No lookup reaches the MR: nothing queues the work again. */
 	cancel_work_sync(&odp->fault_work);
 	ib_umem_odp_release(odp->umem);
+	atomic64_sub(odp->length, &odp->sdev->odp_bytes);
 	kfree(odp);
 	mr->odp = NULL;
 }

@@ -9,6 +9,8 @@
  *    responder's prefetch reach of the hole, succeed with the data right
  *    (the fault covers what the access wants; the prefetch behind it is
  *    best effort); a WRITE to page 16 ends in a remote access error;
+ *  - ODP MRs span at most the host's RAM together: one larger, or one
+ *    beyond what the others leave, is refused with ENOMEM;
  *  - a zero-based type 2 window bound from 4 bytes past an aligned
  *    address, so that its aligned offset 8 sits on misaligned memory:
  *    FETCH_ADD and CMP_SWAP there end in a remote invalid request error
@@ -175,6 +177,57 @@ static void test_odp_hole(void)
 	free(buf);
 }
 
+/* An ODP MR of @len bytes over address space reserved at @va. */
+static struct ibv_mr *odp_mr(void *va, size_t len)
+{
+	return ibv_reg_mr(pd, va, len, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_ON_DEMAND);
+}
+
+/*
+ * The ODP MRs of a device span at most the host's RAM together (the
+ * core keeps uncharged page lists for all of it): one larger, or one
+ * beyond what the others leave, is refused with ENOMEM; the room comes
+ * back with a deregistration.
+ */
+static void test_odp_limit(void)
+{
+	size_t ram = (size_t)sysconf(_SC_PHYS_PAGES) * psz;
+	size_t half = (ram / 2) & ~(size_t)(psz - 1);
+	struct ibv_mr *big, *a, *b;
+	uint8_t *va;
+	int err;
+
+	/* Address space only: nothing is ever touched or mapped. */
+	va = mmap(NULL, ram + 4 * psz, PROT_NONE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (va == MAP_FAILED)
+		fatal("mmap: %s", strerror(errno));
+	big = odp_mr(va, ram + psz);
+	err = errno;
+	check(!big && err == ENOMEM,
+	      "ODP: an MR one page larger than RAM (%zu MiB) is refused "
+	      "(errno %d)", ram >> 20, big ? 0 : err);
+	if (big)
+		ibv_dereg_mr(big);
+	a = odp_mr(va, half);
+	b = odp_mr(va + half, half + 2 * psz);
+	err = errno;
+	check(a && !b && err == ENOMEM,
+	      "ODP: half of RAM is registered, half and two pages more then "
+	      "are not (errno %d)", b ? 0 : err);
+	if (b)
+		ibv_dereg_mr(b);
+	if (a)
+		ibv_dereg_mr(a);
+	b = odp_mr(va + half, half + 2 * psz);
+	check(b != NULL, "ODP: once the first is gone, they are (errno %d)",
+	      b ? 0 : errno);
+	if (b)
+		ibv_dereg_mr(b);
+	munmap(va, ram + 4 * psz);
+}
+
 /*
  * Bind type 2 window @mw to @qp over [@addr, @addr + @len) of @mr,
  * zero-based, for remote atomics; its new rkey in *@rkey.
@@ -280,6 +333,7 @@ int main(int argc, char **argv)
 		fatal("no PD or CQ");
 
 	test_odp_hole();
+	test_odp_limit();
 	test_misaligned_atomics();
 
 	printf("# %d passed, %d failed\n", npass, nfail);
