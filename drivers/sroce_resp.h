@@ -142,7 +142,10 @@ struct sroce_resp {
 	bool uc_drop;			/* UC: dropping until a FIRST or ONLY */
 	bool odp_wait;			/* the request waits for an ODP page */
 
-	/* The receive WQE a SEND is filling (kernel copy). */
+	/*
+	 * The receive WQE a SEND is filling (kernel copy); for UD, one taken
+	 * from an SRQ for a datagram an ODP miss lost, kept for the next.
+	 */
 	struct sroce_rwqe *rwqe;
 	bool have_wqe;
 	struct sroce_sge_cursor cursor;

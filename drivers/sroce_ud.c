@@ -347,17 +347,20 @@ void sroce_ud_recv(struct sroce_qp *qp, struct sk_buff *skb,
  * peeked at (sroce_ud_recv_complete() retires it) and one of an SRQ taken
  * only if @paylen fits it: a message too long for its WQE is dropped
  * (class D, as sroce_ud_recv_len_ok() decides) and leaves the WQE to the
- * next one.
+ * next one. An SRQ WQE already taken for a datagram that was lost
+ * (resp->have_wqe) serves the next one, on the same terms.
  */
 static int sroce_ud_fetch_wqe(struct sroce_qp *qp, u32 paylen)
 {
+	u32 len = SROCE_UD_GRH_BYTES + paylen;
 	unsigned long flags;
 	int err;
 
+	if (qp->ibqp.srq && qp->resp.have_wqe)
+		return qp->resp.rwqe->length < len ? -EMSGSIZE : 0;
 	if (qp->ibqp.srq)
 		return sroce_srq_fetch_len(to_ssrq(qp->ibqp.srq),
-					   qp->resp.rwqe,
-					   SROCE_UD_GRH_BYTES + paylen);
+					   qp->resp.rwqe, len);
 	spin_lock_irqsave(&qp->rq.lock, flags);
 	err = sroce_rq_fetch(qp, qp->resp.rwqe);
 	spin_unlock_irqrestore(&qp->rq.lock, flags);
@@ -377,6 +380,7 @@ static int sroce_ud_recv_complete(struct sroce_qp *qp, struct ib_wc *wc,
 		spin_unlock_irqrestore(&qp->rq.lock, flags);
 	}
 
+	qp->resp.have_wqe = false;
 	wc->wr_id = qp->resp.rwqe->wr_id;
 	wc->qp = &qp->ibqp;
 	wc->port_num = 1;
@@ -432,11 +436,14 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 					 pkt->paylen, IB_ACCESS_LOCAL_WRITE);
 	/*
 	 * An ODP page on its way: UD cannot ask for the datagram again, it
-	 * is lost, and the receive WQE waits for the next (taken from an
-	 * SRQ, it completes in error as below).
+	 * is lost, and the receive WQE waits for the next; one taken from an
+	 * SRQ is kept for it (and flushed with the QP).
 	 */
-	if (err == -EAGAIN && !qp->ibqp.srq)
+	if (err == -EAGAIN) {
+		if (qp->ibqp.srq)
+			resp->have_wqe = true;
 		goto drop;
+	}
 	if (err) {
 		sroce_ud_recv_fail(qp, IB_WC_LOC_PROT_ERR);
 		goto out;

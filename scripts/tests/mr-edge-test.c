@@ -11,6 +11,9 @@
  *    best effort); a WRITE to page 16 ends in a remote access error;
  *  - ODP MRs span at most the host's RAM together: one larger, or one
  *    beyond what the others leave, is refused with ENOMEM;
+ *  - a UD QP on an SRQ whose buffers are a fresh ODP MR loses the
+ *    datagrams that meet an unmapped page but stays up, and its SRQ WQE
+ *    takes a later datagram whole;
  *  - a zero-based type 2 window bound from 4 bytes past an aligned
  *    address, so that its aligned offset 8 sits on misaligned memory:
  *    FETCH_ADD and CMP_SWAP there end in a remote invalid request error
@@ -40,6 +43,16 @@ static struct ibv_cq *cq;
 static union ibv_gid gid;
 static int gidx;
 static long psz;
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return (enum ibv_qp_state)-1;
+	return a.qp_state;
+}
 
 /* A requester QP connected to a responder QP, both on this device. */
 struct pair {
@@ -229,6 +242,104 @@ static void test_odp_limit(void)
 }
 
 /*
+ * A UD QP whose receives come from an SRQ with buffers in a fresh ODP
+ * MR: a datagram that meets an unmapped page is lost, as UD allows, but
+ * the QP stays up and the SRQ WQE it took serves a later datagram, which
+ * arrives whole. Datagrams go out until one is received (the fault work
+ * maps the page meanwhile), at most 100, 20 ms apart.
+ */
+static void test_ud_srq_odp(void)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_qp_init_attr qa = {
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_UD,
+	};
+	struct ibv_ah_attr aa = {
+		.is_global = 1,
+		.grh = { .dgid = gid, .sgid_index = gidx, .hop_limit = 64 },
+		.port_num = 1,
+	};
+	struct ibv_recv_wr rwr = { .wr_id = 77, .num_sge = 1 }, *rbad;
+	struct ibv_qp *rqp, *sqp;
+	struct ibv_mr *odp, *smr;
+	struct ibv_cq *rcq;
+	struct ibv_srq *srq;
+	struct ibv_ah *ah;
+	struct ibv_sge sge;
+	struct ibv_wc wc;
+	uint8_t *mem, *sbuf;
+	int i, got = 0, bad = 0, err = 0;
+
+	mem = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	sbuf = malloc(64);
+	rcq = ibv_create_cq(ctx, 8, NULL, NULL, 0);
+	srq = ibv_create_srq(pd, &sa);
+	if (mem == MAP_FAILED || !sbuf || !rcq || !srq)
+		fatal("UD setup: %s", strerror(errno));
+	memset(mem, 0, psz);
+	memset(sbuf, 0x6b, 64);
+	odp = ibv_reg_mr(pd, mem, psz, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_ON_DEMAND);
+	smr = ibv_reg_mr(pd, sbuf, 64, 0);
+	qa.send_cq = cq;
+	qa.recv_cq = rcq;
+	sqp = ibv_create_qp(pd, &qa);
+	qa.srq = srq;
+	rqp = ibv_create_qp(pd, &qa);
+	ah = ibv_create_ah(pd, &aa);
+	if (!odp || !smr || !sqp || !rqp || !ah || ud_qp_up(rqp, 0x1234, 0) ||
+	    ud_qp_up(sqp, 0x1234, 1))
+		fatal("UD setup: %s", strerror(errno));
+
+	sge = (struct ibv_sge){ .addr = (uintptr_t)mem, .length = 512,
+				.lkey = odp->lkey };
+	rwr.sg_list = &sge;
+	if (ibv_post_srq_recv(srq, &rwr, &rbad))
+		fatal("post_srq_recv: %s", strerror(errno));
+	for (i = 0; i < 100 && !got && !bad; i++) {
+		struct ibv_sge ss = { .addr = (uintptr_t)sbuf, .length = 64,
+				      .lkey = smr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &ss, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		}, *wbad;
+
+		wr.wr.ud.ah = ah;
+		wr.wr.ud.remote_qpn = rqp->qp_num;
+		wr.wr.ud.remote_qkey = 0x1234;
+		if (ibv_post_send(sqp, &wr, &wbad) || !poll_one(cq, &wc, 5000) ||
+		    wc.status != IBV_WC_SUCCESS) {
+			err = 1;
+			break;
+		}
+		if (poll_one(rcq, &wc, 20)) {
+			if (wc.status == IBV_WC_SUCCESS && wc.wr_id == 77 &&
+			    wc.byte_len == 40 + 64 && mem[40] == 0x6b &&
+			    mem[40 + 63] == 0x6b)
+				got = 1;
+			else
+				bad = 1;
+		}
+	}
+	check(!err && got && !bad && qp_state(rqp) == IBV_QPS_RTR,
+	      "UD on an SRQ with ODP buffers: a datagram arrives whole after "
+	      "%d sent, the QP stays up (send error %d, bad completion %d, "
+	      "status %d)", i, err, bad, bad ? wc.status : 0);
+	ibv_destroy_qp(rqp);
+	ibv_destroy_qp(sqp);
+	ibv_destroy_ah(ah);
+	ibv_destroy_srq(srq);
+	ibv_destroy_cq(rcq);
+	ibv_dereg_mr(odp);
+	ibv_dereg_mr(smr);
+	munmap(mem, psz);
+	free(sbuf);
+}
+
+/*
  * Bind type 2 window @mw to @qp over [@addr, @addr + @len) of @mr,
  * zero-based, for remote atomics; its new rkey in *@rkey.
  */
@@ -334,6 +445,7 @@ int main(int argc, char **argv)
 
 	test_odp_hole();
 	test_odp_limit();
+	test_ud_srq_odp();
 	test_misaligned_atomics();
 
 	printf("# %d passed, %d failed\n", npass, nfail);

@@ -11,7 +11,8 @@
 # its side then). Checks:
 # - on an sroce guest 0, mr-edge-test (scripts/tests/mr-edge-test.c):
 #   remote accesses beside a PROT_NONE page of an ODP MR land, one to it
-#   fails; ODP MRs span at most the guest's RAM together; atomics at an aligned window offset on misaligned memory are
+#   fails; ODP MRs span at most the guest's RAM together; a UD QP on an
+#   SRQ with ODP buffers stays up while it loses datagrams to misses; atomics at an aligned window offset on misaligned memory are
 #   invalid requests;
 # - an sroce device offers RC ODP (ibv_devinfo -v: ODP_SUPPORT, and
 #   SUPPORT_SEND, _RECV, _WRITE, _READ, _ATOMIC, _SRQ) but not implicit
