@@ -203,6 +203,45 @@ static int sroce_odp_map(struct sroce_odp *odp, u64 start, u64 len,
 	return 0;
 }
 
+/*
+ * The range kept changing for a second (-EBUSY) or memory ran short: the
+ * next access faults again. Anything else (no such mapping, no write
+ * right, the process gone) is final.
+ */
+static bool sroce_odp_map_err_final(int err)
+{
+	return err != -EBUSY && err != -ENOMEM;
+}
+
+/*
+ * [@start, @end) failed to map as a whole, for good: hmm_range_fault()
+ * maps all or nothing, and misses merged from several accesses may span
+ * a hole only some of them reach. Map it page by page and record as bad
+ * only the span of the pages that fail.
+ */
+static void sroce_odp_map_pages(struct sroce_odp *odp, u64 start, u64 end,
+				bool write)
+{
+	u64 size = BIT_ULL(odp->umem->page_shift);
+	u64 bad_start = 0, bad_end = 0, p;
+
+	for (p = start & ~(size - 1); p < end; p += size) {
+		int err = sroce_odp_map(odp, p, size, write, true);
+
+		if (!err || !sroce_odp_map_err_final(err))
+			continue;
+		if (bad_start == bad_end)
+			bad_start = max(p, start);
+		bad_end = min(p + size, end);
+	}
+	if (bad_start == bad_end)
+		return;
+	spin_lock_bh(&odp->lock);
+	odp->bad_start = bad_start;
+	odp->bad_end = bad_end;
+	spin_unlock_bh(&odp->lock);
+}
+
 /* Map what the packet paths missed. */
 static void sroce_odp_fault_work(struct work_struct *work)
 {
@@ -240,17 +279,8 @@ static void sroce_odp_fault_work(struct work_struct *work)
 		return;
 	}
 	sroce_counter_inc(&odp->sdev->counters, SROCE_CNT_ODP_FAULT_ERRORS);
-	/*
-	 * The range kept changing for a second (-EBUSY) or memory ran
-	 * short: the next access faults again. Anything else (no such
-	 * mapping, no write right, the process gone) is final.
-	 */
-	if (err == -EBUSY || err == -ENOMEM)
-		return;
-	spin_lock_bh(&odp->lock);
-	odp->bad_start = start;
-	odp->bad_end = end;
-	spin_unlock_bh(&odp->lock);
+	if (sroce_odp_map_err_final(err))
+		sroce_odp_map_pages(odp, start, end, write);
 }
 
 /*
@@ -303,13 +333,14 @@ static const struct mmu_interval_notifier_ops sroce_odp_ops = {
 static bool sroce_odp_charge(struct sroce_dev *sdev, u64 length)
 {
 	u64 limit = (u64)totalram_pages() << PAGE_SHIFT;
+	s64 cur = atomic64_read(&sdev->odp_bytes);
 
-	if (length > limit)
-		return false;
-	if (atomic64_add_return(length, &sdev->odp_bytes) <= limit)
-		return true;
-	atomic64_sub(length, &sdev->odp_bytes);
-	return false;
+	/* Add only what fits: a refused request never blocks another. */
+	do {
+		if ((u64)cur > limit || length > limit - (u64)cur)
+			return false;
+	} while (!atomic64_try_cmpxchg(&sdev->odp_bytes, &cur, cur + length));
+	return true;
 }
 
 int sroce_odp_reg(struct sroce_mr *mr, struct ib_device *ibdev, u64 start,
