@@ -4,11 +4,12 @@
  *
  * It runs where it is cheapest. The doorbell (post_send, process context)
  * runs it right away when nobody else is; the completer runs it from the
- * receive softirq when an ACK opens the window; only a long message (more
- * than SROCE_REQ_BUDGET packets at once), local back-pressure or a kick
- * from a context that must not send (hard IRQ, a completion handler)
- * defers it to a work item. One RUNNING bit makes it single-threaded per
- * QP; whoever finds it taken sets AGAIN instead, and the runner loops.
+ * receive softirq when an ACK opens the window; only a spent budget (more
+ * than SROCE_REQ_BUDGET packets in one call, kicks that came meanwhile
+ * included), local back-pressure or a kick from a context that must not
+ * send (hard IRQ, a completion handler) defers it to a work item. One
+ * RUNNING bit makes it single-threaded per QP; whoever finds it taken
+ * sets AGAIN instead, and the runner loops.
  *
  * Packets are built under req.lock in batches and transmitted after the
  * lock is dropped, so a packet looped back to this host (sroce_xmit.c)
