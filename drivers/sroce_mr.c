@@ -483,77 +483,62 @@ static int sroce_mr_move(struct sroce_mr *mr, u64 iova, void *buf,
 }
 
 /*
- * IB_ATOMIC_HCA semantics (IBTA 10.7.2.2): atomic with respect to other
- * sroce atomics, under sroce_mr_atomic_lock. The 8 bytes must be aligned
- * memory, as for sroce_mr_atomic_write(): they then lie in one page and
- * are read and written through one mapping, all or nothing. An aligned
- * address may sit on misaligned memory (a window addressed from 0 and
- * bound at an odd address, a FAST MR's page list): refused, as rdma_rxe
- * does, rather than moved in pieces that an ODP invalidation could split
- * and the retry of the miss then apply twice.
+ * One atomic on the 8 bytes at @p. RDMA ATOMIC WRITE lands in one store,
+ * so that a CPU reading them sees the old value or the new one, never a
+ * mix; released, so that whoever sees the new value sees the data of the
+ * requests executed before it (the flag-after-data use the operation
+ * exists for).
+ */
+static void sroce_mr_atomic_apply(u64 *p, struct sroce_mr_op *op)
+{
+	u64 val;
+
+	if (op->kind == SROCE_MR_OP_ATOMIC_WRITE) {
+		/* Orders the earlier requests' data before the value. */
+		smp_store_release(p, op->swap_add);
+		return;
+	}
+	val = READ_ONCE(*p);
+	op->orig = val;
+	if (op->kind == SROCE_MR_OP_FETCH_ADD)
+		val += op->swap_add;	/* modulo 2^64 (IBTA 9.4.5) */
+	else if (val == op->compare)
+		val = op->swap_add;
+	if (val != op->orig)
+		WRITE_ONCE(*p, val);
+}
+
+/*
+ * CMP_SWAP, FETCH_ADD and ATOMIC WRITE with IB_ATOMIC_HCA semantics (IBTA
+ * 10.7.2.2): atomic with respect to each other, under
+ * sroce_mr_atomic_lock, so that an ATOMIC WRITE cannot fall between the
+ * read and the write of a CMP_SWAP or FETCH_ADD and be lost. The 8 bytes
+ * must be aligned memory: they then lie in one page and move through one
+ * mapping, all or nothing. An aligned address may sit on misaligned
+ * memory (a window addressed from 0 and bound at an odd address, a FAST
+ * MR's page list): refused with -EINVAL, as rdma_rxe does, rather than
+ * moved in pieces that an ODP invalidation could split and the retry of
+ * the miss then apply twice.
  */
 static int sroce_mr_atomic(struct sroce_mr *mr, u64 iova,
 			   struct sroce_mr_op *op)
 {
 	struct page *page;
 	int err = 0;
-	u64 *p, val;
 	u32 room;
 	void *va;
 
-	spin_lock_bh(&sroce_mr_atomic_lock);
-	va = sroce_mr_va(mr, iova, &room, &page);
-	if (!va) {
-		err = -EACCES;
-	} else if (room < sizeof(val) ||
-		   !IS_ALIGNED((uintptr_t)va, sizeof(val))) {
-		err = -EINVAL;
-	} else {
-		p = va;
-		val = READ_ONCE(*p);
-		op->orig = val;
-		if (op->kind == SROCE_MR_OP_FETCH_ADD)
-			val += op->swap_add;	/* modulo 2^64 (IBTA 9.4.5) */
-		else if (val == op->compare)
-			val = op->swap_add;
-		if (val != op->orig)
-			WRITE_ONCE(*p, val);
-	}
-	if (page)
-		kunmap_local(va);
-	spin_unlock_bh(&sroce_mr_atomic_lock);
-	return err;
-}
-
-/*
- * RDMA ATOMIC WRITE: the 8 bytes land in one store, so that a CPU reading
- * them sees the old value or the new one, never a mix; released, so that
- * whoever sees the new value sees the data of the requests executed
- * before it (the flag-after-data use the operation exists for). Under
- * sroce_mr_atomic_lock like the other atomics, so that it cannot fall
- * between the read and the write of a CMP_SWAP or FETCH_ADD there and be
- * lost. Memory that is not itself aligned is refused, as rdma_rxe does;
- * the MR types keep an aligned iova on aligned memory (sroce_mr_run()).
- */
-static int sroce_mr_atomic_write(struct sroce_mr *mr, u64 iova, u64 val)
-{
-	struct page *page;
-	int err = 0;
-	u32 room;
-	void *va;
-
-	if (!IS_ENABLED(CONFIG_64BIT))
+	if (op->kind == SROCE_MR_OP_ATOMIC_WRITE && !IS_ENABLED(CONFIG_64BIT))
 		return -EOPNOTSUPP;
 
 	spin_lock_bh(&sroce_mr_atomic_lock);
 	va = sroce_mr_va(mr, iova, &room, &page);
 	if (!va)
 		err = -EACCES;
-	else if (room < sizeof(val) || !IS_ALIGNED((uintptr_t)va, sizeof(val)))
+	else if (room < sizeof(u64) || !IS_ALIGNED((uintptr_t)va, sizeof(u64)))
 		err = -EINVAL;
 	else
-		/* Orders the earlier requests' data before the value. */
-		smp_store_release((u64 *)va, val);
+		sroce_mr_atomic_apply(va, op);
 	if (page)
 		kunmap_local(va);
 	spin_unlock_bh(&sroce_mr_atomic_lock);
@@ -577,8 +562,6 @@ int sroce_mr_run_mapped(struct sroce_mr *mr, u64 iova, struct sroce_mr_op *op)
 	case SROCE_MR_OP_FROM:
 		return sroce_mr_move(mr, iova, op->buf, op->skb, op->skb_off,
 				     op->len, op->kind == SROCE_MR_OP_TO);
-	case SROCE_MR_OP_ATOMIC_WRITE:
-		return sroce_mr_atomic_write(mr, iova, op->swap_add);
 	default:
 		return sroce_mr_atomic(mr, iova, op);
 	}
