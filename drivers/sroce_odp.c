@@ -48,7 +48,6 @@
 struct sroce_odp {
 	struct ib_umem_odp *umem;
 	struct sroce_dev *sdev;
-	u64 length;		/* counted in sdev->odp_bytes */
 	/*
 	 * lock: the copies, which read umem->dma_list, against the
 	 * invalidation (see above); and the fault and bad ranges.
@@ -349,6 +348,7 @@ int sroce_odp_reg(struct sroce_mr *mr, struct ib_device *ibdev, u64 start,
 	struct sroce_dev *sdev = to_sdev(ibdev);
 	struct ib_umem_odp *umem;
 	struct sroce_odp *odp;
+	int err = -ENOMEM;
 
 	/* Implicit ODP: not offered (no IB_ODP_SUPPORT_IMPLICIT). */
 	if (!start && length == U64_MAX)
@@ -357,26 +357,27 @@ int sroce_odp_reg(struct sroce_mr *mr, struct ib_device *ibdev, u64 start,
 		return -ENOMEM;
 
 	odp = kzalloc(sizeof(*odp), GFP_KERNEL);
-	if (!odp) {
-		atomic64_sub(length, &sdev->odp_bytes);
-		return -ENOMEM;
-	}
+	if (!odp)
+		goto err_uncharge;
 	spin_lock_init(&odp->lock);
 	INIT_WORK(&odp->fault_work, sroce_odp_fault_work);
 	odp->sdev = sdev;
-	odp->length = length;
 
 	umem = ib_umem_odp_get(ibdev, start, length, mr->access,
 			       &sroce_odp_ops);
 	if (IS_ERR(umem)) {
-		atomic64_sub(length, &sdev->odp_bytes);
+		err = PTR_ERR(umem);
 		kfree(odp);
-		return PTR_ERR(umem);
+		goto err_uncharge;
 	}
 	odp->umem = umem;
 	mr->odp = odp;
 	WRITE_ONCE(umem->private, odp);
 	return 0;
+
+err_uncharge:
+	atomic64_sub(length, &sdev->odp_bytes);
+	return err;
 }
 
 void sroce_odp_release(struct sroce_mr *mr)
@@ -385,8 +386,9 @@ void sroce_odp_release(struct sroce_mr *mr)
 
 	/* No lookup reaches the MR: nothing queues the work again. */
 	cancel_work_sync(&odp->fault_work);
+	/* What sroce_odp_reg() charged: the umem keeps the length asked for. */
+	atomic64_sub(odp->umem->umem.length, &odp->sdev->odp_bytes);
 	ib_umem_odp_release(odp->umem);
-	atomic64_sub(odp->length, &odp->sdev->odp_bytes);
 	kfree(odp);
 	mr->odp = NULL;
 }
