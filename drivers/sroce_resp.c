@@ -522,7 +522,8 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o,
 	/* MIDDLEs carry a bare BTH and a whole MTU; the LAST is longer. */
 	if (opcode == SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE) {
 		middles = min3((o->resid - 1) / o->mtu, (u32)max,
-			       SROCE_TRAIN_MAX_SEGS);
+			       sroce_train_max_pkts(SROCE_BTH_BYTES + o->mtu +
+						    SROCE_ICRC_BYTES));
 		if (middles >= 2 && sroce_train_wanted(qp))
 			return sroce_resp_send_read_train(qp, o, middles);
 	}

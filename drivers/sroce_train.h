@@ -6,13 +6,26 @@
 #ifndef _SROCE_TRAIN_H
 #define _SROCE_TRAIN_H
 
+#include <linux/ip.h>
 #include <linux/skbuff.h>
+#include <linux/udp.h>
 #include <linux/types.h>
 
 struct sroce_qp;
 
 /* Packets in one train: one skb fragment each. */
 #define SROCE_TRAIN_MAX_SEGS	min_t(unsigned int, 16, MAX_SKB_FRAGS)
+
+/*
+ * Bytes of RoCE packets in one train: the train's UDP datagram, headers
+ * included, must fit the 16-bit IPv4 total length (and so the UDP length).
+ * UDP segmentation derives each piece's checksum seed from the train's
+ * uh->len; a longer train would carry a truncated one, and every packet
+ * cut from it a wrong UDP checksum (16 packets of MTU 4096 are 65792
+ * bytes).
+ */
+#define SROCE_TRAIN_MAX_BYTES	(U16_MAX - sizeof(struct iphdr) - \
+				 sizeof(struct udphdr))
 
 /* The device parameter tx_trains. */
 enum sroce_train_mode {
@@ -27,7 +40,8 @@ enum sroce_train_mode {
  * follow @nsegs packets, the first @first_len and the last @last_len
  * bytes long? UDP segmentation cuts a train into pieces of the first
  * packet's size, the last of which may be shorter: every packet but the
- * last is as long as the first, and none is longer.
+ * last is as long as the first, and none is longer. At most
+ * SROCE_TRAIN_MAX_SEGS packets and SROCE_TRAIN_MAX_BYTES bytes.
  */
 static inline bool sroce_train_geometry_ok(unsigned int nsegs,
 					   unsigned int first_len,
@@ -37,7 +51,15 @@ static inline bool sroce_train_geometry_ok(unsigned int nsegs,
 	if (!nsegs)
 		return true;
 	return nsegs < SROCE_TRAIN_MAX_SEGS && last_len == first_len &&
-	       len <= first_len;
+	       len <= first_len &&
+	       nsegs * first_len + len <= SROCE_TRAIN_MAX_BYTES;
+}
+
+/* The most packets of @len bytes one train holds. */
+static inline unsigned int sroce_train_max_pkts(unsigned int len)
+{
+	return min_t(unsigned int, SROCE_TRAIN_MAX_SEGS,
+		     SROCE_TRAIN_MAX_BYTES / len);
 }
 
 /*

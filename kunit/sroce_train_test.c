@@ -38,6 +38,18 @@ static void geometry(struct kunit *test)
 						  1040, 1040, 1040));
 	KUNIT_EXPECT_FALSE(test, sroce_train_geometry_ok(SROCE_TRAIN_MAX_SEGS,
 							 1040, 1040, 1040));
+	/*
+	 * At most 65507 bytes: at MTU 4096 (4112-byte packets) 15 packets,
+	 * and after 15 a last of up to 65507 - 15 * 4112 = 3827 bytes.
+	 */
+	KUNIT_EXPECT_EQ(test, SROCE_TRAIN_MAX_BYTES, 65507);
+	KUNIT_EXPECT_TRUE(test, sroce_train_geometry_ok(14, 4112, 4112, 4112));
+	KUNIT_EXPECT_FALSE(test, sroce_train_geometry_ok(15, 4112, 4112, 4112));
+	KUNIT_EXPECT_TRUE(test, sroce_train_geometry_ok(15, 4112, 4112, 3827));
+	KUNIT_EXPECT_FALSE(test, sroce_train_geometry_ok(15, 4112, 4112, 3828));
+	KUNIT_EXPECT_EQ(test, sroce_train_max_pkts(4112), 15);
+	KUNIT_EXPECT_EQ(test, sroce_train_max_pkts(2064), 16);
+	KUNIT_EXPECT_EQ(test, sroce_train_max_pkts(1040), 16);
 }
 
 #define TRAIN_MTU	1024

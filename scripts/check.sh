@@ -324,8 +324,9 @@ guest_steps() {
 	gstep rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce $sweep capture $one
 	gstep rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe $sweep capture
 	gstep rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce sweep
-	gstep rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6 $one
-	gstep rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce $one
+	gstep rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6 swcsum $one
+	gstep rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce swcsum \
+		$one
 	gstep cm-sroce -n 2 -t 900 -f "$tests/roce-inject.py" \
 		"$tests/cm.sh" pair sroce sroce ipv6 hostile $one
 	gstep cm-rxe -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6

@@ -131,11 +131,6 @@ fault_off() {
 	true
 }
 
-# udp_csum_errors: UDP datagrams this guest dropped on their checksum.
-udp_csum_errors() {
-	awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; n = 1 } else print $c }' /proc/net/snmp
-}
-
 counter() {
 	cat "/sys/class/infiniband/$dev/ports/1/hw_counters/$1" 2>/dev/null || echo 0
 }

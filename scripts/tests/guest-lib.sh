@@ -275,6 +275,15 @@ local_pair() {
 	check "$desc server" test $src -eq 0 || sed 's/^/#   /' "$log.server"
 }
 
+# udp_csum_errors: UDP datagrams (IPv4 and IPv6) this guest dropped on
+# their checksum.
+udp_csum_errors() {
+	local v4 v6
+	v4=$(awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "InCsumErrors") c = i; n = 1 } else print $c }' /proc/net/snmp)
+	v6=$(awk '$1 == "Udp6InCsumErrors" { print $2 }' /proc/net/snmp6)
+	echo $((v4 + v6))
+}
+
 # set_cc_params DEV NAME=VALUE...: DEV's sroce cc_params (sysfs), in order;
 # says which one it could not set.
 set_cc_params() {

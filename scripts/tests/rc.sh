@@ -19,7 +19,11 @@
 # guest 0 records RoCEv2 traffic on eth0 to /job/wire.pcap for the host;
 # uso, the NIC's UDP segmentation offload on (6.12's virtio-net under
 # vm-run.sh -q's QEMU 10 offers it) and an sroce device's tx_trains 2, so
-# that its send trains cross the NIC whole.
+# that its send trains cross the NIC whole; swcsum, eth0's transmit
+# checksum offload off, so that the sender fills in every UDP checksum and
+# the receiver checks it (virtio-net otherwise passes a checksum to be
+# filled in to the peer, which then trusts it: nobody checks it), and no
+# UDP checksum error may be counted.
 #
 # ibv_rc_pingpong -c checks the data it receives; perftest checks that every
 # operation completes. Each tool run is one check.
@@ -40,7 +44,7 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso=
+set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso='' swcsum=''
 [ "$mode" = loopback ] && servers=(0)
 for opt in "$@"; do
 	case $opt in
@@ -50,6 +54,7 @@ for opt in "$@"; do
 	capture) capture=1 ;;
 	ipv6) gid_ip=$GUEST_IP6 ;;
 	uso) uso=1 ;;
+	swcsum) swcsum=1 ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
@@ -59,6 +64,7 @@ if [ -n "$uso" ]; then
 	check "eth0 tx-udp-segmentation on" ethtool -K eth0 tx-udp-segmentation on
 	[ "$mytype" != sroce ] || check "tx_trains 2" set_cc_params "$dev" tx_trains=2
 fi
+[ -z "$swcsum" ] || check "eth0 tx checksumming off" ethtool -K eth0 tx off
 gid=$(roce_gid_index "$dev" "$gid_ip") || bail "no RoCE v2 GID for $gid_ip"
 
 if [ "$mode" = pair ]; then
@@ -162,6 +168,11 @@ dump_counters "$dev"
 if [ "$mytype" = sroce ]; then
 	check "sroce sent send trains" \
 		test "$(cat /sys/class/infiniband/"$dev"/ports/1/hw_counters/sent_trains)" -gt 0
+fi
+if [ -n "$swcsum" ]; then
+	n=$(udp_csum_errors)
+	check "no UDP checksum errors (sent trains included)" test "$n" = 0 ||
+		echo "# $n UDP datagrams dropped on their checksum"
 fi
 rdma link delete "$dev"
 summary
