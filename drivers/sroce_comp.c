@@ -661,6 +661,9 @@ void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)
 	spin_unlock_bh(&req->lock);
 	if (out.error)
 		sroce_qp_send_error(qp);
+	else if (out.kick)
+		/* Our caller, the runner, goes round again (a LOCAL_INV waits). */
+		set_bit(SROCE_REQ_AGAIN, &req->flags);
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,

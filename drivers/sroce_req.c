@@ -444,12 +444,20 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn)
  * May the WQE at cur, at sent_end, start its first sending? A
  * retransmission repeats what was allowed once and is not asked.
  */
-static bool sroce_req_may_start(struct sroce_qp *qp, struct sroce_swqe *wqe)
+bool sroce_req_may_start(struct sroce_qp *qp, const struct sroce_swqe *wqe)
 {
 	struct sroce_req *req = &qp->req;
 
 	/* IB_SEND_FENCE: wait for every earlier READ and atomic (o10-2.2-1). */
 	if ((wqe->send_flags & IB_SEND_FENCE) && req->rd_atomic)
+		return false;
+	/*
+	 * A LOCAL_INV waits for every earlier WQE to complete, fenced or not
+	 * (as rdma_rxe): a retransmission rereads its data, and a READ
+	 * response lands, through the lkeys it names, which the invalidation
+	 * would fail or, once the key is registered again, point elsewhere.
+	 */
+	if (wqe->opcode == IB_WR_LOCAL_INV && qp->sq.queue.index != req->cur)
 		return false;
 	/*
 	 * What is in flight must span less than half the PSN space, or the

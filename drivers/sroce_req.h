@@ -220,6 +220,8 @@ void sroce_req_seek(struct sroce_qp *qp, u32 psn);
 void sroce_req_arm_retry(struct sroce_qp *qp);
 /* The deadline stays; aim retry_timer at it or at the early expiry. */
 void sroce_req_set_retry_timer(struct sroce_qp *qp);
+/* May @wqe, at cur and sent_end, start (fences, PSN room, rd_atomic)? */
+bool sroce_req_may_start(struct sroce_qp *qp, const struct sroce_swqe *wqe);
 /* Are as many PSNs in flight as the requester sends before an ACK? */
 bool sroce_req_window_full(const struct sroce_req *req);
 /* Run the requester in this context, with no QP lock held. */

@@ -5,7 +5,8 @@
  * before una, whatever PSN a caller took before an ACK passed it; and that
  * it finds the WQE whose first sending started after a rewind to that
  * WQE's first packet (the two ways the congestion testbed saw a QP stop
- * with psn behind una == psn_high, nothing left to time out).
+ * with psn behind una == psn_high, nothing left to time out); and the
+ * rules for starting a WQE: the fences.
  */
 #include <kunit/test.h>
 
@@ -156,11 +157,51 @@ static void req_seek_outside(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, req->gen, gen);
 }
 
+/*
+ * Starting a WQE at sent_end: a LOCAL_INV waits until every WQE before it
+ * completed (the second WRITE, ACKed up to 199, has not), fenced or not;
+ * a SEND does not, unless fenced behind a READ or atomic in flight.
+ */
+static void req_may_start_fences(struct kunit *test)
+{
+	struct sroce_qp *qp = seek_qp(test, 200);
+	struct sroce_req *req = &qp->req;
+	struct sroce_swqe *wqe = sroce_sq_wqe(qp, 2);
+
+	req->head = 3;
+	req->cur = 2;
+	req->cur_pkt = 0;
+	req->sent_end = 2;
+	req->psn = 228;
+	req->psn_high = 228;
+	req->max_rd_atomic = 1;
+	qp->sq.queue.index = 1;
+
+	wqe->opcode = IB_WR_LOCAL_INV;
+	KUNIT_EXPECT_FALSE(test, sroce_req_may_start(qp, wqe));
+	qp->sq.queue.index = 2;
+	KUNIT_EXPECT_TRUE(test, sroce_req_may_start(qp, wqe));
+
+	qp->sq.queue.index = 1;
+	wqe->opcode = IB_WR_SEND;
+	wqe->length = SEEK_MTU;
+	KUNIT_EXPECT_TRUE(test, sroce_req_may_start(qp, wqe));
+	wqe->send_flags = IB_SEND_FENCE;
+	KUNIT_EXPECT_TRUE(test, sroce_req_may_start(qp, wqe));
+	req->rd_atomic = 1;
+	KUNIT_EXPECT_FALSE(test, sroce_req_may_start(qp, wqe));
+	/* No responder resource left for another READ. */
+	wqe->send_flags = 0;
+	wqe->opcode = IB_WR_RDMA_READ;
+	KUNIT_EXPECT_FALSE(test, sroce_req_may_start(qp, wqe));
+}
+
 static struct kunit_case sroce_req_seek_cases[] = {
 	KUNIT_CASE(req_seek_back),
 	KUNIT_CASE(req_seek_not_before_una),
 	KUNIT_CASE(req_seek_end_rewound),
 	KUNIT_CASE(req_seek_outside),
+	KUNIT_CASE(req_may_start_fences),
 	{}
 };
 
