@@ -642,7 +642,7 @@ static void sroce_comp_finish(struct sroce_qp *qp, struct sroce_comp_out *out)
 	if (out->error)
 		sroce_qp_error(qp);
 	else if (out->kick)
-		sroce_req_run(qp);
+		sroce_req_answered(qp);
 }
 
 /*

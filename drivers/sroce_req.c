@@ -1037,6 +1037,29 @@ void sroce_req_run(struct sroce_qp *qp)
 	}
 }
 
+void sroce_req_answered(struct sroce_qp *qp)
+{
+	struct sroce_req *req = &qp->req;
+
+	if (!sroce_xmit_looping()) {
+		sroce_req_run(qp);
+		return;
+	}
+	/*
+	 * Inside a loopback delivery what the requester sent would be
+	 * delivered in the same loop, and the answers would run it again:
+	 * QPs of one host answering each other (three suffice: the loop's
+	 * owner is then none of them) would keep one caller's loop going,
+	 * BH off, for as long as they have data. A runner up the stack goes
+	 * round again; else the work item runs it.
+	 */
+	set_bit(SROCE_REQ_AGAIN, &req->flags);
+	/* Pairs with the barrier after clear_bit_unlock() in sroce_req_run(). */
+	smp_mb__after_atomic();
+	if (!test_bit(SROCE_REQ_RUNNING, &req->flags))
+		mod_delayed_work(system_wq, &req->work, 0);
+}
+
 void sroce_req_kick(struct sroce_qp *qp)
 {
 	/*

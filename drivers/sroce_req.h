@@ -159,6 +159,12 @@ bool sroce_req_sq_idle(struct sroce_qp *qp);
 /* New WQEs may be in the SQ (the doorbell, or post_send). Never sleeps. */
 void sroce_req_kick(struct sroce_qp *qp);
 /*
+ * The completer took an answer that lets the requester go on: run it
+ * here (receive softirq), or, inside a loopback delivery, let it go round
+ * again or have its work item run it. Context: BH disabled.
+ */
+void sroce_req_answered(struct sroce_qp *qp);
+/*
  * The QP went to ERR (or SQE): complete every outstanding send WQE as
  * flushed; nothing if it is in neither state by the time req.lock is
  * taken. Call it without QP locks held: it posts completions.

@@ -343,7 +343,19 @@ void sroce_xmit_qp_cleanup(struct sroce_qp *qp)
 	dst_cache_destroy(&qp->dst_cache);
 }
 
-/* Hand a finished packet to sroce_recv() as if it had arrived. */
+bool sroce_xmit_looping(void)
+{
+	return this_cpu_read(sroce_xmit_lo.busy);
+}
+
+/*
+ * Hand a finished packet to sroce_recv() as if it had arrived. The
+ * outermost call on a CPU delivers until the queue is empty, so what a
+ * receiver sends meanwhile comes out here too, in order, without
+ * recursion. Receivers keep that bounded: a responder answers a packet
+ * with a budget, and a requester kicked by an answer does not send from
+ * inside the loop (sroce_req_answered()).
+ */
 static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
 {
 	struct sroce_xmit_lo *lo;

@@ -101,6 +101,13 @@ int sroce_xmit_cnp_av(struct sroce_qp *qp, const struct sroce_av *av,
 		      struct sk_buff *skb);
 
 /*
+ * sroce_xmit_looping() - is this CPU delivering looped-back packets (a
+ * packet to an address of this host), the caller among their receivers?
+ * Context: BH disabled.
+ */
+bool sroce_xmit_looping(void);
+
+/*
  * The QP's route cache (sroce_qp.dst_cache): set up at create_qp (may
  * sleep; returns 0 or -ENOMEM), forgotten when modify_qp changes the
  * address vector, freed at destroy_qp once nothing sends for the QP.

@@ -16,7 +16,16 @@
  *  - SQD while an RC SEND is outstanding (sroce only): attribute changes
  *    are refused with EBUSY until the SQ has drained; once drained, a new
  *    timeout is the requester's (the restrack shows it);
- *  - SQE cannot be entered by modify_qp.
+ *  - SQE cannot be entered by modify_qp;
+ *  - a chain of RC QPs answering each other on one host (sroce only): X
+ *    has 8192 one-packet WRITEs outstanding to Y, which was in INIT and
+ *    dropped them; Y comes up expecting X's first PSN and W, also aimed
+ *    at Y, sends a one-packet WRITE with that PSN first. Y's ACK for it goes to X, whose requester
+ *    must not then send from inside W's delivery of looped-back packets
+ *    (each ACK from Y would run it again: all of X's data, BH off, in
+ *    W's post). W's post returns with most of X's WRITEs outstanding,
+ *    and the QPs are destroyed while X still sends (W, whose ACK went
+ *    to X, never completes).
  *
  * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
  * check failed.
@@ -489,6 +498,104 @@ static void test_rc_sqd_update(void)
 	ibv_destroy_qp(ref);
 }
 
+#define CHAIN_PSN	0x100
+#define CHAIN_WR	8192
+#define CHAIN_LEN	1024	/* one packet: a WRITE ONLY */
+
+/* @qp from RESET to INIT, granting remote writes. */
+static int rc_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+static void test_rc_loopback_chain(void)
+{
+	struct rc_attr ra = {
+		.access = IBV_ACCESS_REMOTE_WRITE,
+		.mtu = IBV_MTU_1024,
+		.dgid = gid,
+		.sgid_index = gidx,
+		.rq_psn = CHAIN_PSN,
+		.sq_psn = CHAIN_PSN,
+		.retry_cnt = 7,
+	};
+	struct ibv_cq *xcq, *wcq;
+	struct ibv_qp *x, *y, *w;
+	struct ibv_mr *big;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+	}, *bad;
+	struct ibv_wc wc[16];
+	int i, n, done = 0, failed = 0, rc;
+	uint8_t *buf;
+
+	buf = calloc(1, CHAIN_LEN);
+	xcq = ibv_create_cq(ctx, CHAIN_WR + 16, NULL, NULL, 0);
+	wcq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!buf || !xcq || !wcq)
+		fatal("chain: buffer or CQs: %s", strerror(errno));
+	big = ibv_reg_mr(pd, buf, CHAIN_LEN, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	if (!big)
+		fatal("chain: reg_mr: %s", strerror(errno));
+	x = rc_qp_ex_create(pd, xcq, 0, CHAIN_WR);
+	y = rc_qp_ex_create(pd, wcq, 0, 16);
+	w = rc_qp_ex_create(pd, wcq, 0, 16);
+
+	/* X: up, aimed at Y, never timing out; Y: INIT, dropping. */
+	ra.dest_qpn = y->qp_num;
+	rc = rc_connect(x, &ra) ? errno : rc_init(y);
+	sge = (struct ibv_sge){ .addr = (uintptr_t)buf, .length = CHAIN_LEN,
+				.lkey = big->lkey };
+	wr.wr.rdma.remote_addr = (uintptr_t)buf;
+	wr.wr.rdma.rkey = big->rkey;
+	for (i = 0; !rc && i < CHAIN_WR; i++) {
+		wr.send_flags = IBV_SEND_SIGNALED;
+		rc = ibv_post_send(x, &wr, &bad);
+	}
+	check(!rc, "chain: X up with %d WRITEs to Y in INIT (%d)", CHAIN_WR,
+	      rc);
+	/* What X sent first reaches Y in INIT and is dropped. */
+	usleep(200 * 1000);
+
+	/* Y: answers X, expects X's first PSN; W: to Y, sends that PSN. */
+	ra.dest_qpn = x->qp_num;
+	rc = rc_connect(y, &ra) ? errno : 0;
+	ra.dest_qpn = y->qp_num;
+	rc = rc ?: (rc_connect(w, &ra) ? errno : 0);
+	check(!rc, "chain: Y and W up (%d)", rc);
+	rc = ibv_post_send(w, &wr, &bad);
+	n = ibv_poll_cq(xcq, 16, wc);
+	while (n > 0) {
+		for (i = 0; i < n; i++)
+			failed += wc[i].status != IBV_WC_SUCCESS;
+		done += n;
+		n = ibv_poll_cq(xcq, 16, wc);
+	}
+	check(!failed, "chain: X's WRITEs that completed succeeded (%d failed)",
+	      failed);
+	check(!rc && done < CHAIN_WR / 2,
+	      "chain: W's post returned with X's WRITEs outstanding (%d of %d done)",
+	      done, CHAIN_WR);
+	/* Torn down while X sends (as a process killed mid-transfer). */
+	rc = ibv_destroy_qp(w) ?: ibv_destroy_qp(y) ?: ibv_destroy_qp(x);
+	check(!rc, "chain: QPs destroyed while X sends (%d)", rc);
+	ibv_destroy_cq(wcq);
+	ibv_destroy_cq(xcq);
+	ibv_dereg_mr(big);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_port_attr port;
@@ -524,6 +631,7 @@ int main(int argc, char **argv)
 	if (strncmp(ibv_get_device_name(ctx->device), "rxe", 3)) {
 		test_rc_sqd_draining();
 		test_rc_sqd_update();
+		test_rc_loopback_chain();
 	}
 
 	printf("# %d passed, %d failed\n", npass, nfail);
