@@ -866,6 +866,8 @@ void sroce_req_flush(struct sroce_qp *qp)
 		return;
 	}
 	req->stopped = true;
+	/* A runner sending a batch built before now drops the rest of it. */
+	req->gen++;
 	req->rnr_wait = false;
 	req->expired = false;
 	req->early = false;

@@ -267,6 +267,8 @@ void sroce_req_cleanup(struct sroce_qp *qp)
 		return;
 	spin_lock_bh(&req->lock);
 	req->stopped = true;
+	/* A runner sending a batch built before now drops the rest of it. */
+	req->gen++;
 	spin_unlock_bh(&req->lock);
 	/*
 	 * The timers run the requester, which may queue the work; the work

@@ -81,7 +81,7 @@ struct sroce_req {
 	u32 rd_atomic;		/* sroce_seg_takes_rd_atomic() WQEs in flight */
 	u32 max_rd_atomic;
 	u32 noack;		/* packets since the last AckReq */
-	u32 gen;		/* bumped by every rewind */
+	u32 gen;		/* bumped by every rewind, flush and stop */
 	u32 nak_psn;		/* last sequence-error NAK acted on */
 	bool nak_valid;
 	u8 retry_left;		/* attr.retry_cnt, reloaded on progress */
