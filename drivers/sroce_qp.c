@@ -903,7 +903,15 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * Posted in SQE or ERR, a WR completes as flushed (IBTA 10.8.3.1).
 	 * Kernel ULPs post from any context: with interrupts off the flush
 	 * and the requester are left to work items.
+	 *
+	 * The state is read again now that the WQEs are in the ring: a
+	 * modify_qp publishes its state before it looks at the ring, so
+	 * either it sees the WQEs or we see its state (the ring lock orders
+	 * kernel posts; the barrier a doorbell's ring writes, pairing with
+	 * the one in sroce_req_run()).
 	 */
+	smp_mb();
+	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_ERR || state == IB_QPS_SQE)
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_SQ);
 	else if (state == IB_QPS_RTS)
@@ -968,8 +976,11 @@ int sroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 
 	/*
 	 * IBTA 10.8.3.1: receives posted in Error complete as flushed (from
-	 * flush_work when interrupts are off here).
+	 * flush_work when interrupts are off here). The state is read again
+	 * after the ring lock: a move to ERR published before its flush took
+	 * that lock is seen here, or the flush saw these WQEs.
 	 */
+	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_ERR)
 		sroce_qp_flush(qp, SROCE_QP_FLUSH_RQ);
 	return err;
