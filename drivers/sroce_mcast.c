@@ -273,26 +273,38 @@ int sroce_mcast_table_detach(struct sroce_mcast_table *tbl,
 	return 1;
 }
 
-/* The MGID of a group @qp is in, if any. Table lock held. */
-bool sroce_mcast_table_qp_group(struct sroce_mcast_table *tbl,
-				const struct sroce_anchor *qp,
-				union ib_gid *mgid)
+/**
+ * sroce_mcast_table_detach_qp() - remove @qp from every group it is in
+ * @tbl: the table, its lock held
+ * @qp: the QP's anchor
+ * @left: called with the address of each group that went with @qp
+ * @ctx: for @left
+ *
+ * One pass over the table, rescheduling between buckets: a process may
+ * have attached its UD QPs to thousands of groups each, and exits.
+ * Context: process, may sleep.
+ */
+void sroce_mcast_table_detach_qp(struct sroce_mcast_table *tbl,
+				 struct sroce_anchor *qp,
+				 void (*left)(void *ctx,
+					      const struct sroce_mcast_addr *addr),
+				 void *ctx)
 {
+	struct sroce_mcast_addr addr;
 	struct sroce_mcast_grp *grp;
+	struct hlist_node *tmp;
 	unsigned int i;
 
 	lockdep_assert_held(&tbl->lock);
-	if (!tbl->num_attach)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(tbl->hash); i++) {
-		hlist_for_each_entry(grp, &tbl->hash[i], node) {
-			if (sroce_mcast_member_find(grp, qp)) {
-				*mgid = grp->mgid;
-				return true;
-			}
+	for (i = 0; i < ARRAY_SIZE(tbl->hash) && tbl->num_attach; i++) {
+		hlist_for_each_entry_safe(grp, tmp, &tbl->hash[i], node) {
+			if (sroce_mcast_member_find(grp, qp) &&
+			    sroce_mcast_table_detach(tbl, &grp->mgid, qp,
+						     &addr) == 1)
+				left(ctx, &addr);
 		}
+		cond_resched();
 	}
-	return false;
 }
 
 /* The IP-level part of a join. Caller holds RTNL. */
@@ -471,20 +483,23 @@ int sroce_detach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	return ret < 0 ? ret : 0;
 }
 
+/* The last QP of a group is gone: so is the device's membership. */
+static void sroce_mcast_left(void *ctx, const struct sroce_mcast_addr *addr)
+{
+	struct sroce_dev *sdev = ctx;
+
+	sroce_mcast_leave(&sdev->mcast, sdev->ndev, addr);
+}
+
 void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_mcast_table *tbl = &sdev->mcast;
-	struct sroce_mcast_addr addr;
-	union ib_gid mgid;
 
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
 	mutex_lock(&tbl->lock);
-	while (sroce_mcast_table_qp_group(tbl, qp->anchor, &mgid))
-		if (sroce_mcast_table_detach(tbl, &mgid, qp->anchor,
-					     &addr) == 1)
-			sroce_mcast_leave(tbl, sdev->ndev, &addr);
+	sroce_mcast_table_detach_qp(tbl, qp->anchor, sroce_mcast_left, sdev);
 	mutex_unlock(&tbl->lock);
 }
 

@@ -103,9 +103,11 @@ int sroce_mcast_table_attach(struct sroce_mcast_table *tbl,
 int sroce_mcast_table_detach(struct sroce_mcast_table *tbl,
 			     const union ib_gid *mgid, struct sroce_anchor *qp,
 			     struct sroce_mcast_addr *left);
-bool sroce_mcast_table_qp_group(struct sroce_mcast_table *tbl,
-				const struct sroce_anchor *qp,
-				union ib_gid *mgid);
+void sroce_mcast_table_detach_qp(struct sroce_mcast_table *tbl,
+				 struct sroce_anchor *qp,
+				 void (*left)(void *ctx,
+					      const struct sroce_mcast_addr *addr),
+				 void *ctx);
 
 /* Verbs (process context, may sleep). */
 int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid);

@@ -109,6 +109,15 @@ static void addr_not_multicast(struct kunit *test)
 static char fake_qps[4];
 #define QP(i)	((struct sroce_anchor *)&fake_qps[i])
 
+/* sroce_mcast_table_detach_qp()'s @left: the last address, and a count. */
+static int left_calls;
+
+static void record_left(void *ctx, const struct sroce_mcast_addr *addr)
+{
+	*(struct sroce_mcast_addr *)ctx = *addr;
+	left_calls++;
+}
+
 static void table_limits(struct kunit *test)
 {
 	union ib_gid g1 = gid_v4(239, 1, 1, 1);
@@ -117,13 +126,13 @@ static void table_limits(struct kunit *test)
 	union ib_gid bad = gid_v4(10, 1, 1, 1);
 	struct sroce_mcast_table *tbl;
 	struct sroce_mcast_addr left;
-	union ib_gid found;
 	bool created;
 
 	tbl = kunit_kzalloc(test, sizeof(*tbl), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tbl);
 	/* 2 groups, 3 QPs per group, 5 attachments in all. */
 	sroce_mcast_table_init(tbl, 2, 3, 5);
+	left_calls = 0;
 	mutex_lock(&tbl->lock);
 
 	KUNIT_EXPECT_EQ(test, sroce_mcast_table_attach(tbl, &g1, QP(0),
@@ -175,32 +184,29 @@ static void table_limits(struct kunit *test)
 						       &left), -EINVAL);
 	KUNIT_EXPECT_EQ(test, tbl->num_attach, 4U);
 
-	/* QP 1 is in both groups; destroy finds them one by one. */
-	KUNIT_EXPECT_TRUE(test, sroce_mcast_table_qp_group(tbl, QP(1),
-							   &found));
-	KUNIT_EXPECT_FALSE(test, sroce_mcast_table_qp_group(tbl, QP(3),
-							    &found));
-
-	/* The last QP leaves: the group goes, with its address. */
+	/* QP 1 is in both groups and leaves both at once; g2 goes with it. */
 	memset(&left, 0, sizeof(left));
-	KUNIT_EXPECT_EQ(test, sroce_mcast_table_detach(tbl, &g2, QP(1),
-						       &left), 1);
+	sroce_mcast_table_detach_qp(tbl, QP(1), record_left, &left);
 	KUNIT_EXPECT_EQ(test, left.family, AF_INET);
 	KUNIT_EXPECT_EQ(test, ntohl(left.ip.v4), 0xef010102U);
 	KUNIT_EXPECT_EQ(test, left.mac[5], 0x02);
+	KUNIT_EXPECT_EQ(test, left_calls, 1);
 	KUNIT_EXPECT_NULL(test, sroce_mcast_grp_find(tbl, &g2));
+	KUNIT_EXPECT_EQ(test, sroce_mcast_grp_find(tbl, &g1)->num_qps, 2U);
 	KUNIT_EXPECT_EQ(test, tbl->num_grps, 1U);
-	KUNIT_EXPECT_EQ(test, tbl->num_attach, 3U);
-	KUNIT_EXPECT_TRUE(test, sroce_mcast_table_qp_group(tbl, QP(1),
-							   &found));
-	KUNIT_EXPECT_EQ(test, memcmp(found.raw, g1.raw, 16), 0);
+	KUNIT_EXPECT_EQ(test, tbl->num_attach, 2U);
+	KUNIT_EXPECT_EQ(test, sroce_mcast_table_detach(tbl, &g1, QP(1),
+						       &left), -EINVAL);
+	/* A QP in no group leaves none. */
+	sroce_mcast_table_detach_qp(tbl, QP(3), record_left, &left);
+	KUNIT_EXPECT_EQ(test, left_calls, 1);
 
 	/* The freed group slot takes a new group. */
 	KUNIT_EXPECT_EQ(test, sroce_mcast_table_attach(tbl, &g3, QP(3),
 						       &created), 0);
 	KUNIT_EXPECT_TRUE(test, created);
 	KUNIT_EXPECT_EQ(test, tbl->num_grps, 2U);
-	KUNIT_EXPECT_EQ(test, tbl->num_attach, 4U);
+	KUNIT_EXPECT_EQ(test, tbl->num_attach, 3U);
 
 	mutex_unlock(&tbl->lock);
 	sroce_mcast_table_destroy(tbl);
