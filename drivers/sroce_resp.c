@@ -1056,10 +1056,16 @@ static void sroce_resp_exec_write(struct sroce_qp *qp,
 			.len = pkt->paylen,
 		};
 
-		/* The key may have been revoked since the last packet. */
-		err = sroce_rkey_access(qp, resp->wr_rkey,
-					IB_ACCESS_REMOTE_WRITE, resp->wr_va,
-					&op);
+		/*
+		 * The QP's remote write right or the key may have been
+		 * revoked since the last packet.
+		 */
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_WRITE))
+			err = -EACCES;
+		else
+			err = sroce_rkey_access(qp, resp->wr_rkey,
+						IB_ACCESS_REMOTE_WRITE,
+						resp->wr_va, &op);
 		if (err == -EAGAIN) {
 			sroce_resp_odp_miss(qp, pkt);
 			return;
@@ -1320,9 +1326,13 @@ static void sroce_resp_duplicate(struct sroce_qp *qp,
 					  SROCE_RESP_RES_READ);
 		if (!res || !sroce_resp_read_replay_ok(res, va, rkey, len))
 			return;
-		/* The key may have been revoked since: check it all again. */
-		if (len && !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ,
-					       va, len)) {
+		/*
+		 * The QP's remote read right or the key may have been revoked
+		 * since: check them all again.
+		 */
+		if (!(qp->attr.qp_access_flags & IB_ACCESS_REMOTE_READ) ||
+		    (len && !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ,
+						va, len))) {
 			sroce_resp_access_err(qp, pkt);
 			return;
 		}
