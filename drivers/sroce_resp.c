@@ -230,6 +230,17 @@ bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu)
 	return paylen == mtu && paylen < resid;
 }
 
+/*
+ * A READ's responses take a PSN each, and the next expected PSN jumps past
+ * them all at once: they must span less than half the PSN space, or that
+ * PSN and the READ's own compare the wrong way (2 GiB at MTU 256). sroce's
+ * requester never asks for such a READ (SROCE_MAX_SEND_LEN).
+ */
+bool sroce_resp_read_len_ok(u32 len, u32 mtu)
+{
+	return sroce_seg_npkts(len, mtu) < SROCE_PSN_HALF;
+}
+
 /**
  * sroce_resp_atomic_write_nak() - the checks of an RDMA ATOMIC WRITE that
  * come before its R_Key is looked up
@@ -1151,6 +1162,10 @@ static void sroce_resp_exec_read(struct sroce_qp *qp,
 
 	if (!sroce_resp_rd_atomic_ok(qp, pkt, va, len, window))
 		return;
+	if (!sroce_resp_read_len_ok(len, sroce_resp_mtu(qp))) {
+		sroce_resp_invalid(qp, pkt);
+		return;
+	}
 	/* A zero-length READ names no memory (IBTA 9.4.3). */
 	if (len && !sroce_resp_rkey_ok(qp, rkey, IB_ACCESS_REMOTE_READ, va,
 				       len)) {

@@ -213,6 +213,7 @@ enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
 u8 sroce_resp_access_nak(u16 opflags, int qp_access, u64 va, u32 len);
 bool sroce_resp_send_len_ok(u16 opflags, u32 paylen, u32 mtu);
 bool sroce_resp_write_len_ok(u16 opflags, u32 resid, u32 paylen, u32 mtu);
+bool sroce_resp_read_len_ok(u32 len, u32 mtu);
 u8 sroce_resp_atomic_write_nak(int qp_access, u64 va, u32 len, u32 paylen,
 			       u8 pad);
 u8 sroce_resp_atomic_write_key_nak(int err);

@@ -328,6 +328,12 @@ static void lengths(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, sroce_resp_write_len_ok(wo, 1024, 1024, 1024));
 	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wo, 2048, 1024, 1024));
 	KUNIT_EXPECT_FALSE(test, sroce_resp_write_len_ok(wo, 4, 8, 1024));
+	/* A READ's responses span less than 2^23 PSNs. */
+	KUNIT_EXPECT_TRUE(test, sroce_resp_read_len_ok(0, 256));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_read_len_ok(0x80000000U - 256, 256));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_len_ok(0x80000000U - 255, 256));
+	KUNIT_EXPECT_FALSE(test, sroce_resp_read_len_ok(0x80000000U, 256));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_read_len_ok(0x80000000U, 512));
 }
 
 static void read_segmentation(struct kunit *test)
