@@ -686,11 +686,10 @@ int sroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	case IB_QPS_RESET:
 		sroce_qp_cancel_flush(qp);
 		sroce_req_cleanup(qp);
-		sroce_resp_cleanup(qp);
+		sroce_resp_stop(qp);
 		sroce_qp_cancel_flush(qp);
 		sroce_qp_empty_queues(qp);
 		sroce_req_init(qp);
-		/* On failure the responder stays stopped and drops requests. */
 		err = sroce_resp_init(qp);
 		break;
 	case IB_QPS_RTS:

@@ -1838,17 +1838,21 @@ int sroce_resp_init(struct sroce_qp *qp)
 		resp->inited = true;
 	}
 
-	rwqe = kzalloc(struct_size(rwqe, sge, SROCE_MAX_SGE), GFP_KERNEL);
-	res = kcalloc(SROCE_RESP_MAX_RES, sizeof(*res), GFP_KERNEL);
-	if (!rwqe || !res) {
-		kfree(rwqe);
-		kfree(res);
-		return -ENOMEM;
+	/* At RESET the buffers stay from before: nothing can fail there. */
+	if (!resp->res) {
+		rwqe = kzalloc(struct_size(rwqe, sge, SROCE_MAX_SGE),
+			       GFP_KERNEL);
+		res = kcalloc(SROCE_RESP_MAX_RES, sizeof(*res), GFP_KERNEL);
+		if (!rwqe || !res) {
+			kfree(rwqe);
+			kfree(res);
+			return -ENOMEM;
+		}
+		resp->rwqe = rwqe;
+		resp->res = res;
 	}
 
 	/* Nobody runs while DEAD: the execution state is ours to reset. */
-	resp->rwqe = rwqe;
-	resp->res = res;
 	resp->start_psn = qp->attr.rq_psn & SROCE_PSN_MASK;
 	sroce_resp_reset(qp);
 	resp->msg = SROCE_RESP_MSG_NONE;
@@ -1876,7 +1880,7 @@ void sroce_resp_flush(struct sroce_qp *qp)
 	sroce_resp_control(qp, SROCE_RESP_CTL_FLUSH);
 }
 
-void sroce_resp_cleanup(struct sroce_qp *qp)
+void sroce_resp_stop(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 
@@ -1907,8 +1911,14 @@ void sroce_resp_cleanup(struct sroce_qp *qp)
 			break;
 		usleep_range(100, 200);
 	}
-
 	sroce_resp_out_clear(&resp->out);
+}
+
+void sroce_resp_cleanup(struct sroce_qp *qp)
+{
+	struct sroce_resp *resp = &qp->resp;
+
+	sroce_resp_stop(qp);
 	kfree(resp->rwqe);
 	kfree(resp->res);
 	resp->rwqe = NULL;

@@ -180,9 +180,9 @@ struct sroce_resp {
 };
 
 /*
- * Set up at create_qp, and again after sroce_resp_cleanup() at RESET.
- * Returns -ENOMEM if the buffers cannot be allocated (the responder then
- * drops every request). Context: process.
+ * Set up at create_qp (returns -ENOMEM if the buffers cannot be
+ * allocated), and again after sroce_resp_stop() at RESET, keeping the
+ * buffers (returns 0). Context: process.
  */
 int sroce_resp_init(struct sroce_qp *qp);
 /*
@@ -194,7 +194,9 @@ int sroce_resp_init(struct sroce_qp *qp);
 void sroce_resp_start(struct sroce_qp *qp, u32 psn);
 /* The QP went to ERR: complete every posted receive WQE as flushed. */
 void sroce_resp_flush(struct sroce_qp *qp);
-/* The QP is being destroyed: wait for running work, free state. */
+/* The QP goes to RESET: stop taking requests, wait for running work. */
+void sroce_resp_stop(struct sroce_qp *qp);
+/* The QP is being destroyed: sroce_resp_stop(), then free the state. */
 void sroce_resp_cleanup(struct sroce_qp *qp);
 
 /* A request packet for this QP, already checked by sroce_recv(). Consumes @skb. */
