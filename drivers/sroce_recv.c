@@ -50,9 +50,8 @@ static bool sroce_recv_l3_ok(const struct sk_buff *skb)
 	       skb_network_header_len(skb) == sizeof(struct ipv6hdr);
 }
 
-/* A connected QP only takes packets from its peer to its own address. */
-static bool sroce_recv_addr_ok(const struct sroce_av *av,
-			       const struct sk_buff *skb)
+static bool sroce_recv_av_match(const struct sroce_av *av,
+				const struct sk_buff *skb)
 {
 	if (skb->protocol == htons(ETH_P_IP))
 		return av->family == AF_INET &&
@@ -61,6 +60,26 @@ static bool sroce_recv_addr_ok(const struct sroce_av *av,
 	return av->family == AF_INET6 &&
 	       ipv6_addr_equal(&ipv6_hdr(skb)->saddr, &av->daddr.v6) &&
 	       ipv6_addr_equal(&ipv6_hdr(skb)->daddr, &av->saddr.v6);
+}
+
+/*
+ * A connected QP only takes packets from its peer to its own address.
+ * The addresses are compared inside av_seq's read section: a modify_qp
+ * in SQD may rewrite them meanwhile, and a mix of old and new could let
+ * a forged source through. The section's barrier also orders the AV
+ * after the state the caller read (modify_qp publishes it after the AV).
+ */
+static bool sroce_recv_addr_ok(const struct sroce_qp *qp,
+			       const struct sk_buff *skb)
+{
+	unsigned int seq;
+	bool ok;
+
+	do {
+		seq = read_seqcount_begin(&qp->av_seq);
+		ok = sroce_recv_av_match(&qp->av, skb);
+	} while (read_seqcount_retry(&qp->av_seq, seq));
+	return ok;
 }
 
 /*
@@ -88,7 +107,7 @@ static bool sroce_recv_qp_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	/* Responses only make sense once the QP can send. */
 	if (!(pkt->info->flags & SROCE_OPF_REQ) && state == IB_QPS_RTR)
 		return false;
-	return sroce_recv_addr_ok(&qp->av, skb);
+	return sroce_recv_addr_ok(qp, skb);
 }
 
 /* The TOS / traffic class byte: DSCP and ECN. */
@@ -201,7 +220,7 @@ static void sroce_recv_cnp(struct sroce_dev *sdev, struct sk_buff *skb,
 	if ((qp->ibqp.qp_type != IB_QPT_RC &&
 	     qp->ibqp.qp_type != IB_QPT_UC) ||
 	    READ_ONCE(qp->state) != IB_QPS_RTS ||
-	    !sroce_recv_addr_ok(&qp->av, skb)) {
+	    !sroce_recv_addr_ok(qp, skb)) {
 		sroce_qp_put(qp);
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_RP_CNP_IGNORED);
 		return;
