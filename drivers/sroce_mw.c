@@ -199,6 +199,10 @@ static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 		sroce_mw_put(not_mr);
 
 	spin_lock_bh(&mw->lock);
+	/*
+	 * The region is checked and taken (num_mw) under one hold of its
+	 * lock: a registration in between cannot change what was checked.
+	 */
 	if (mr) {
 		spin_lock_bh(&mr->lock);
 		have_mr = mr->valid && !mr->dying && mr->lkey == b->mr_lkey;
@@ -206,18 +210,14 @@ static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 		mr_access = mr->access;
 		mr_iova = mr->iova;
 		mr_len = mr->length;
-		spin_unlock_bh(&mr->lock);
 	}
 	status = sroce_mw_bind_check(mw->ibmw.type, mw->valid, mw->ibmw.pd,
 				     qp->ibqp.pd, b, mw->rkey, have_mr, mr_pd,
 				     mr_access, mr_iova, mr_len);
-	if (status == IB_WC_SUCCESS && b->length) {
+	if (mr) {
 		/* Take the new region before letting the old one go. */
-		spin_lock_bh(&mr->lock);
-		if (mr->valid && !mr->dying)
+		if (status == IB_WC_SUCCESS)
 			mr->num_mw++;
-		else
-			status = IB_WC_MW_BIND_ERR;
 		spin_unlock_bh(&mr->lock);
 	}
 	if (status == IB_WC_SUCCESS) {
