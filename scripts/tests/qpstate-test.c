@@ -10,6 +10,8 @@
  *    IBV_QP_CUR_STATE, as ib_mad does for QP1) and the next SEND works;
  *  - UC: a SEND with an invalid lkey completes with a local protection
  *    error and moves the QP to SQE; SQE -> RTS and the next SEND arrives;
+ *    (sroce only) a LOCAL_INV posted behind a SEND completes once the
+ *    SEND has;
  *  - SQD: RTS -> SQD with en_sqd_async_notify raises
  *    IBV_EVENT_SQ_DRAINED once drained; query_qp shows SQD, not draining;
  *    a SEND posted in SQD is not started until SQD -> RTS;
@@ -346,6 +348,69 @@ static void test_uc_sqe(void)
 }
 
 /*
+ * UC, one post: bind a type 2 window, a SEND, invalidate the window. The
+ * LOCAL_INV waits for the SEND to complete, and on UC nothing but the
+ * requester itself completes a SEND: all three must complete.
+ */
+static void test_uc_local_inv(void)
+{
+	struct ibv_qp *a = make_qp(IBV_QPT_UC), *b = make_qp(IBV_QPT_UC);
+	struct ibv_send_wr wr[3], *bad;
+	struct ibv_sge sge = { .addr = (uintptr_t)sbuf, .length = 100,
+			       .lkey = mr->lkey };
+	struct ibv_mr *wmr;
+	struct ibv_mw *mw;
+	uint32_t rkey;
+	int ok;
+
+	wmr = ibv_reg_mr(pd, rbuf, SLOT, IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_MW_BIND);
+	mw = wmr ? ibv_alloc_mw(pd, IBV_MW_TYPE_2) : NULL;
+	ok = a && b && mw && !qp_up(a, b->qp_num) && !qp_up(b, a->qp_num) &&
+	     !post_recvs(b, 8, 1);
+	if (!check(ok, "UC: a pair and a type 2 window (%s)",
+		   ok ? "" : strerror(errno)))
+		goto out;
+	rkey = ibv_inc_rkey(mw->rkey);
+	memset(wr, 0, sizeof(wr));
+	wr[0].wr_id = 21;
+	wr[0].opcode = IBV_WR_BIND_MW;
+	wr[0].send_flags = IBV_SEND_SIGNALED;
+	wr[0].bind_mw.mw = mw;
+	wr[0].bind_mw.rkey = rkey;
+	wr[0].bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = wmr, .addr = (uintptr_t)rbuf, .length = 64,
+		.mw_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+	wr[0].next = &wr[1];
+	wr[1].wr_id = 22;
+	wr[1].opcode = IBV_WR_SEND;
+	wr[1].send_flags = IBV_SEND_SIGNALED;
+	wr[1].sg_list = &sge;
+	wr[1].num_sge = 1;
+	wr[1].next = &wr[2];
+	wr[2].wr_id = 23;
+	wr[2].opcode = IBV_WR_LOCAL_INV;
+	wr[2].send_flags = IBV_SEND_SIGNALED;
+	wr[2].invalidate_rkey = rkey;
+	check(!ibv_post_send(a, wr, &bad), "UC: post bind, SEND, LOCAL_INV");
+	check(send_done(21, IBV_WC_SUCCESS), "UC: the bind completes");
+	check(send_done(22, IBV_WC_SUCCESS) && recv_done(b, 100),
+	      "UC: the SEND arrives");
+	check(send_done(23, IBV_WC_SUCCESS),
+	      "UC: the LOCAL_INV behind it completes");
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (mw)
+		ibv_dealloc_mw(mw);
+	if (wmr)
+		ibv_dereg_mr(wmr);
+}
+
+/*
  * An RC QP aimed at a QPN nobody has (on this device's own GID), moved to
  * RTS with @timeout and @retry_cnt; a SEND it posts stays outstanding
  * until its retry runs out. Returns 0 or the errno of the step that failed.
@@ -632,6 +697,7 @@ int main(int argc, char **argv)
 		test_rc_sqd_draining();
 		test_rc_sqd_update();
 		test_rc_loopback_chain();
+		test_uc_local_inv();
 	}
 
 	printf("# %d passed, %d failed\n", npass, nfail);
