@@ -57,14 +57,15 @@ int sroce_xmit(struct sroce_qp *qp, struct sk_buff *skb);
 /*
  * sroce_xmit_result() - what sroce_xmit() makes of ip_local_out()'s @err.
  * NET_XMIT_CN queued the packet (or dropped it for congestion, as RED
- * does, which ECN and the retransmit timer answer); NET_XMIT_DROP and
- * -ENOBUFS are a full queue or no memory; the rest is a refusal.
+ * does, which ECN and the retransmit timer answer); NET_XMIT_DROP,
+ * -ENOBUFS and -ENOMEM (no room for a link-layer header, segmentation
+ * out of memory) are a full queue or no memory; the rest is a refusal.
  */
 static inline int sroce_xmit_result(struct sroce_counters *cnt, int err)
 {
 	if (err == NET_XMIT_SUCCESS || err == NET_XMIT_CN)
 		return 0;
-	if (err == NET_XMIT_DROP || err == -ENOBUFS)
+	if (err == NET_XMIT_DROP || err == -ENOBUFS || err == -ENOMEM)
 		return -ENOBUFS;
 	sroce_counter_inc(cnt, SROCE_CNT_XMIT_REFUSED);
 	return err < 0 ? err : -EPERM;

@@ -28,6 +28,7 @@ static void results(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, NET_XMIT_CN), 0);
 	/* A full queue, no memory: back-pressure. */
 	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, NET_XMIT_DROP), -ENOBUFS);
+	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, -ENOMEM), -ENOBUFS);
 	KUNIT_EXPECT_EQ(test, sroce_xmit_result(cnt, -ENOBUFS), -ENOBUFS);
 	KUNIT_EXPECT_EQ(test, refused(cnt), 0ULL);
 	/* netfilter DROP, device down, no neighbour: refused, counted. */
