@@ -415,6 +415,7 @@ int sroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		goto err_queues;
 	ibqp->qp_num = qpn;
 	qp->serial = atomic64_inc_return(&sdev->qp_serials);
+	qp->tx_cpu = cpumask_local_spread(qpn, dev_to_node(&sdev->ndev->dev));
 
 	if (udata) {
 		struct sroce_ucontext *uctx =

@@ -138,6 +138,12 @@ struct sroce_qp {
 	 * cyclic allocator hands out again; set at create_qp, never changed.
 	 */
 	u64 serial;
+	/*
+	 * The CPU the QP's packets name as their sender (skb->sender_cpu),
+	 * whichever CPU sends them: XPS then keeps them on one transmit
+	 * queue of a multiqueue NIC, in order. Set at create_qp.
+	 */
+	unsigned int tx_cpu;
 
 	/*
 	 * state_lock protects state and attr against modify_qp; the engines

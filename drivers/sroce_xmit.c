@@ -102,6 +102,15 @@ static struct sk_buff *sroce_xmit_skb(struct sroce_qp *qp,
 	skb_reserve(skb, head);
 	skb->dev = ndev;
 	skb->priority = rt_tos2priority(sroce_xmit_tos(qp, av));
+#ifdef CONFIG_XPS
+	/*
+	 * Without a socket the transmit queue follows the sending CPU, and
+	 * a QP sends from the poster's, the ACKs' and its work's CPUs: on a
+	 * multiqueue NIC its packets would overtake each other (a PSN gap,
+	 * a NAK, go-back-N). One CPU per QP keeps one queue.
+	 */
+	skb->sender_cpu = qp->tx_cpu + 1;
+#endif
 	return skb;
 }
 
