@@ -648,22 +648,24 @@ static void sroce_comp_finish(struct sroce_qp *qp, struct sroce_comp_out *out)
 /*
  * UC has no acknowledgments: sending a PSN is as good as an ACK for it
  * (IBTA vol 1 9.8: a UC WQE completes once it is sent). Called
- * by the requester after its packets left, with no lock held.
+ * by the requester after its packets left, with no lock held; a flush or
+ * a RESET since it built them (@epoch) makes them another connection's.
  */
-void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn)
+void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn, u32 epoch)
 {
 	struct sroce_req *req = &qp->req;
 	struct sroce_comp_out out = {};
 
 	spin_lock_bh(&req->lock);
-	if (!req->stopped)
+	if (!req->stopped && req->epoch == epoch)
 		sroce_comp_ack(qp, psn, false, &out);
 	spin_unlock_bh(&req->lock);
-	if (out.error)
+	if (out.error) {
 		sroce_qp_send_error(qp);
-	else if (out.kick)
+	} else if (out.kick) {
 		/* Our caller, the runner, goes round again (a LOCAL_INV waits). */
 		set_bit(SROCE_REQ_AGAIN, &req->flags);
+	}
 }
 
 void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
@@ -868,6 +870,7 @@ void sroce_req_flush(struct sroce_qp *qp)
 	req->stopped = true;
 	/* A runner sending a batch built before now drops the rest of it. */
 	req->gen++;
+	req->epoch++;
 	req->rnr_wait = false;
 	req->expired = false;
 	req->early = false;

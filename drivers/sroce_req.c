@@ -208,6 +208,7 @@ void sroce_req_start(struct sroce_qp *qp)
 	sroce_req_load_attrs(qp);
 	req->noack = 0;
 	req->gen++;
+	req->epoch++;
 	req->nak_valid = false;
 	req->rd_valid = false;
 	req->retry_left = qp->attr.retry_cnt;
@@ -269,6 +270,7 @@ void sroce_req_cleanup(struct sroce_qp *qp)
 	req->stopped = true;
 	/* A runner sending a batch built before now drops the rest of it. */
 	req->gen++;
+	req->epoch++;
 	spin_unlock_bh(&req->lock);
 	/*
 	 * The timers run the requester, which may queue the work; the work
@@ -877,7 +879,8 @@ bool sroce_req_pushed_back(struct sroce_qp *qp, int err)
  * retransmit timer resends them.
  */
 static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
-					    struct sk_buff_head *list, u32 gen)
+					    struct sk_buff_head *list, u32 gen,
+					    u32 epoch)
 {
 	struct sroce_req *req = &qp->req;
 	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
@@ -910,7 +913,7 @@ static enum sroce_req_result sroce_req_xmit(struct sroce_qp *qp,
 	}
 	/* UC: a WQE is done once its last packet has left (IBTA vol 1 9.8). */
 	if (uc && sent)
-		sroce_comp_uc_sent(qp, sent_psn);
+		sroce_comp_uc_sent(qp, sent_psn, epoch);
 	return res;
 }
 
@@ -922,7 +925,7 @@ static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 	enum ib_qp_state state;
 	struct sk_buff_head list;
 	bool error = false;
-	u32 gen;
+	u32 gen, epoch;
 
 	state = READ_ONCE(qp->state);
 	if (state == IB_QPS_ERR || state == IB_QPS_SQE) {
@@ -948,6 +951,7 @@ static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 	else if (req->early)
 		sroce_comp_early(qp);
 	gen = req->gen;
+	epoch = req->epoch;
 	fill = sroce_req_fill(qp, &list);
 	if (fill == SROCE_REQ_FAILED && qp->ibqp.qp_type == IB_QPT_UC) {
 		/*
@@ -966,9 +970,12 @@ static enum sroce_req_result sroce_req_do_round(struct sroce_qp *qp)
 		error = sroce_comp_local_error(qp) || req->stopped || error;
 	spin_unlock_bh(&req->lock);
 
-	sent = sroce_req_xmit(qp, &list, gen);
-	/* RC: ERR. UC: SQE, the rest of the SQ flushed (CQ overrun: ERR). */
-	if (error)
+	sent = sroce_req_xmit(qp, &list, gen, epoch);
+	/*
+	 * RC: ERR. UC: SQE, the rest of the SQ flushed (CQ overrun: ERR).
+	 * Not if the QP was flushed or went through RESET meanwhile.
+	 */
+	if (error && READ_ONCE(req->epoch) == epoch)
 		sroce_qp_send_error(qp);
 	if (sent == SROCE_REQ_BACKOFF || fill == SROCE_REQ_BACKOFF)
 		return SROCE_REQ_BACKOFF;

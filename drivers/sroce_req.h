@@ -82,6 +82,11 @@ struct sroce_req {
 	u32 max_rd_atomic;
 	u32 noack;		/* packets since the last AckReq */
 	u32 gen;		/* bumped by every rewind, flush and stop */
+	/*
+	 * Bumped by every start, flush and stop: what a runner decided
+	 * before (a UC completion, an error) belongs to another connection.
+	 */
+	u32 epoch;
 	u32 nak_psn;		/* last sequence-error NAK acted on */
 	bool nak_valid;
 	u8 retry_left;		/* attr.retry_cnt, reloaded on progress */
@@ -185,8 +190,11 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 struct sroce_swqe;
 bool sroce_comp_retire(struct sroce_qp *qp, const struct sroce_swqe *wqe,
 		       enum ib_wc_status status);
-/* UC: every packet up to @psn has been sent; retire what it completes. */
-void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn);
+/*
+ * UC: every packet up to @psn has been sent; retire what it completes,
+ * unless req->epoch moved on from @epoch (the runner's snapshot).
+ */
+void sroce_comp_uc_sent(struct sroce_qp *qp, u32 psn, u32 epoch);
 void sroce_comp_retry_timer(struct timer_list *t);
 void sroce_comp_rnr_timer(struct timer_list *t);
 /*
