@@ -857,6 +857,12 @@ void sroce_req_flush(struct sroce_qp *qp)
 
 	spin_lock_bh(&req->lock);
 	/*
+	 * The state (ERR or SQE) was written before: order it before the
+	 * ring is read below. Pairs with the barrier in sroce_post_send(),
+	 * so that a doorbell either sees this state or its WQEs are flushed.
+	 */
+	smp_mb__after_spinlock();
+	/*
 	 * Callers decided on the state they saw before taking the lock; a
 	 * modify_qp since (SQE to RTS, which resumes the requester under this
 	 * lock, or to RESET, which empties the queues) must not be undone by

@@ -908,7 +908,8 @@ int sroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	 * modify_qp publishes its state before it looks at the ring, so
 	 * either it sees the WQEs or we see its state (the ring lock orders
 	 * kernel posts; the barrier a doorbell's ring writes, pairing with
-	 * the one in sroce_req_run()).
+	 * the one in sroce_req_run() for RTS and in sroce_req_flush() for
+	 * ERR and SQE).
 	 */
 	smp_mb();
 	state = READ_ONCE(qp->state);
