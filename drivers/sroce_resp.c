@@ -1820,9 +1820,9 @@ drop:
 }
 
 /*
- * Called at create_qp and again after sroce_resp_cleanup() on the way
- * through RESET. Until it succeeds the responder is DEAD: it drops every
- * request, so a failed allocation degrades the QP rather than crashing it.
+ * Called at create_qp, where a failed allocation fails the QP, and again
+ * after sroce_resp_stop() on the way through RESET, which keeps the
+ * buffers. Until it returns the responder is DEAD: it drops every request.
  */
 int sroce_resp_init(struct sroce_qp *qp)
 {

@@ -22,19 +22,22 @@
  *  - a chain of RC QPs answering each other on one host (sroce only): X
  *    has 8192 one-packet WRITEs outstanding to Y, which was in INIT and
  *    dropped them; Y comes up expecting X's first PSN and W, also aimed
- *    at Y, sends a one-packet WRITE with that PSN first. Y's ACK for it goes to X, whose requester
- *    must not then send from inside W's delivery of looped-back packets
- *    (each ACK from Y would run it again: all of X's data, BH off, in
- *    W's post). W's post returns with most of X's WRITEs outstanding,
- *    and the QPs are destroyed while X still sends (W, whose ACK went
- *    to X, never completes).
+ *    at Y, sends a one-packet WRITE with that PSN first, its poster
+ *    holding the CPU at SCHED_FIFO until it has polled X's CQ. Y's ACK
+ *    for it goes to X, whose requester must not then send from inside
+ *    W's delivery of looped-back packets (each ACK from Y would run it
+ *    again: all of X's data, BH off, in W's post). W's post returns
+ *    with most of X's WRITEs outstanding, and the QPs are destroyed
+ *    while X still sends (W, whose ACK went to X, never completes).
  *
  * Prints TAP-style "ok - ..." / "not ok - ..." lines; exits 1 if any
  * check failed.
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <infiniband/verbs.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -580,6 +583,25 @@ static int rc_init(struct ibv_qp *qp)
 			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
+/*
+ * Hold this CPU (@on): pinned to it at SCHED_FIFO, so that no kernel work
+ * item runs here before the test lets go, however fast the host; or let
+ * go. 0, or -1 with errno.
+ */
+static int hold_cpu(int on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+	cpu_set_t set;
+
+	if (on) {
+		CPU_ZERO(&set);
+		CPU_SET(sched_getcpu(), &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			return -1;
+	}
+	return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
 static void test_rc_loopback_chain(void)
 {
 	struct rc_attr ra = {
@@ -639,6 +661,12 @@ static void test_rc_loopback_chain(void)
 	ra.dest_qpn = y->qp_num;
 	rc = rc ?: (rc_connect(w, &ra) ? errno : 0);
 	check(!rc, "chain: Y and W up (%d)", rc);
+	/*
+	 * X's work item, queued on this CPU, runs only after the poll: what
+	 * completed by then completed inside W's post.
+	 */
+	check(!hold_cpu(1), "chain: this CPU held at SCHED_FIFO (%s)",
+	      strerror(errno));
 	rc = ibv_post_send(w, &wr, &bad);
 	n = ibv_poll_cq(xcq, 16, wc);
 	while (n > 0) {
@@ -647,6 +675,7 @@ static void test_rc_loopback_chain(void)
 		done += n;
 		n = ibv_poll_cq(xcq, 16, wc);
 	}
+	hold_cpu(0);
 	check(!failed, "chain: X's WRITEs that completed succeeded (%d failed)",
 	      failed);
 	check(!rc && done < CHAIN_WR / 2,
