@@ -176,17 +176,36 @@ enum ib_wc_status sroce_mw_bind_check(enum ib_mw_type type, bool valid,
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * The checks of a bind to @mr, and taking the region (num_mw) if they
+ * pass, under one hold of its lock: a registration in between cannot
+ * change what was checked. The new region is taken before the old one
+ * is let go. Caller holds mw->lock and mr->lock.
+ */
+static enum ib_wc_status sroce_mw_bind_take(struct sroce_qp *qp,
+					    struct sroce_mw *mw,
+					    struct sroce_mr *mr,
+					    const struct sroce_mw_bind *b)
+{
+	bool have_mr = mr->valid && !mr->dying && mr->lkey == b->mr_lkey;
+	enum ib_wc_status status;
+
+	status = sroce_mw_bind_check(mw->ibmw.type, mw->valid, mw->ibmw.pd,
+				     qp->ibqp.pd, b, mw->rkey, have_mr,
+				     mr->ibmr.pd, mr->access, mr->iova,
+				     mr->length);
+	if (status == IB_WC_SUCCESS)
+		mr->num_mw++;
+	return status;
+}
+
 static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 				       const struct sroce_mw_bind *b)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 	struct sroce_mr *mr = NULL, *not_mw;
 	struct sroce_mw *mw, *not_mr;
-	struct ib_pd *mr_pd = NULL;
 	enum ib_wc_status status;
-	u64 mr_iova = 0, mr_len = 0;
-	bool have_mr = false;
-	int mr_access = 0;
 
 	if (!sroce_key_find(sdev, b->mw_rkey, &not_mw, &mw))
 		return IB_WC_MW_BIND_ERR;
@@ -199,26 +218,14 @@ static enum ib_wc_status sroce_mw_bind(struct sroce_qp *qp,
 		sroce_mw_put(not_mr);
 
 	spin_lock_bh(&mw->lock);
-	/*
-	 * The region is checked and taken (num_mw) under one hold of its
-	 * lock: a registration in between cannot change what was checked.
-	 */
 	if (mr) {
 		spin_lock_bh(&mr->lock);
-		have_mr = mr->valid && !mr->dying && mr->lkey == b->mr_lkey;
-		mr_pd = mr->ibmr.pd;
-		mr_access = mr->access;
-		mr_iova = mr->iova;
-		mr_len = mr->length;
-	}
-	status = sroce_mw_bind_check(mw->ibmw.type, mw->valid, mw->ibmw.pd,
-				     qp->ibqp.pd, b, mw->rkey, have_mr, mr_pd,
-				     mr_access, mr_iova, mr_len);
-	if (mr) {
-		/* Take the new region before letting the old one go. */
-		if (status == IB_WC_SUCCESS)
-			mr->num_mw++;
+		status = sroce_mw_bind_take(qp, mw, mr, b);
 		spin_unlock_bh(&mr->lock);
+	} else {
+		status = sroce_mw_bind_check(mw->ibmw.type, mw->valid,
+					     mw->ibmw.pd, qp->ibqp.pd, b,
+					     mw->rkey, false, NULL, 0, 0, 0);
 	}
 	if (status == IB_WC_SUCCESS) {
 		sroce_mw_unbind(mw);
