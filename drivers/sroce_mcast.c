@@ -236,6 +236,29 @@ int sroce_mcast_table_attach(struct sroce_mcast_table *tbl,
 	return 0;
 }
 
+/*
+ * Remove member @m from @grp, and @grp when @m was its last: then 1, with
+ * the group's address in *@left; else 0. Table lock held.
+ */
+static int sroce_mcast_member_remove(struct sroce_mcast_table *tbl,
+				     struct sroce_mcast_grp *grp,
+				     struct sroce_mcast_member *m,
+				     struct sroce_mcast_addr *left)
+{
+	list_del_rcu(&m->node);
+	kfree_rcu(m, rcu);
+	grp->num_qps--;
+	tbl->num_attach--;
+	if (grp->num_qps)
+		return 0;
+
+	*left = grp->addr;
+	hlist_del_rcu(&grp->node);
+	kfree_rcu(grp, rcu);
+	tbl->num_grps--;
+	return 1;
+}
+
 /**
  * sroce_mcast_table_detach() - remove @qp from the group of @mgid
  * @tbl: the table, its lock held
@@ -258,19 +281,7 @@ int sroce_mcast_table_detach(struct sroce_mcast_table *tbl,
 	m = grp ? sroce_mcast_member_find(grp, qp) : NULL;
 	if (!m)
 		return -EINVAL;
-
-	list_del_rcu(&m->node);
-	kfree_rcu(m, rcu);
-	grp->num_qps--;
-	tbl->num_attach--;
-	if (grp->num_qps)
-		return 0;
-
-	*left = grp->addr;
-	hlist_del_rcu(&grp->node);
-	kfree_rcu(grp, rcu);
-	tbl->num_grps--;
-	return 1;
+	return sroce_mcast_member_remove(tbl, grp, m, left);
 }
 
 /**
@@ -290,6 +301,7 @@ void sroce_mcast_table_detach_qp(struct sroce_mcast_table *tbl,
 					      const struct sroce_mcast_addr *addr),
 				 void *ctx)
 {
+	struct sroce_mcast_member *m;
 	struct sroce_mcast_addr addr;
 	struct sroce_mcast_grp *grp;
 	struct hlist_node *tmp;
@@ -298,9 +310,8 @@ void sroce_mcast_table_detach_qp(struct sroce_mcast_table *tbl,
 	lockdep_assert_held(&tbl->lock);
 	for (i = 0; i < ARRAY_SIZE(tbl->hash) && tbl->num_attach; i++) {
 		hlist_for_each_entry_safe(grp, tmp, &tbl->hash[i], node) {
-			if (sroce_mcast_member_find(grp, qp) &&
-			    sroce_mcast_table_detach(tbl, &grp->mgid, qp,
-						     &addr) == 1)
+			m = sroce_mcast_member_find(grp, qp);
+			if (m && sroce_mcast_member_remove(tbl, grp, m, &addr))
 				left(ctx, &addr);
 		}
 		cond_resched();
