@@ -378,6 +378,11 @@ guest_steps() {
 	# Ping-pong latency tests under 1% loss between two-vCPU guests: a
 	# post right after the poll must find its SQ slot free.
 	gstep latloss -n 2 -c 2 -t 500 "$tests/latloss.sh" sroce 4
+	# A QP's packets keep one transmit queue of a multiqueue NIC while
+	# it sends from two CPUs: 30 s; 250 s on the debug kernel, left to
+	# make check-debug for CI's time.
+	[ "$kernel" = debug ] && [ "$mode" = check ] ||
+		gstep txq -n 2 -c 2 -Q 2 -t 300 "$tests/txq.sh"
 	gstep teardown -n 2 -t 600 -f "$out/rc-verify" "$tests/teardown.sh" 1
 	# On-demand paging: verified RC traffic while the buffers keep
 	# leaving the page tables, sroce on both sides and against rdma_rxe

@@ -6,10 +6,13 @@
 #
 #   scripts/vm-run.sh [-n NGUESTS] [-t TIMEOUT_S] [-m MTU] [-o OUTDIR]
 #                     [-d RELEASE[,RELEASE...]] [-k stock|debug] [-c VCPUS]
-#                     [-q QEMU_ROOT] [-f FILE]... JOB_SCRIPT [ARGS...]
+#                     [-Q QUEUES] [-q QEMU_ROOT] [-f FILE]... JOB_SCRIPT [ARGS...]
 #
 # -c 2 gives each guest two vCPUs (multi-threaded TCG: one host core each),
 # for a job that is a whole network in one guest (cc-netns.sh).
+# -Q 2 gives each guest's virtio-net two queue pairs (a multiqueue tap),
+# like a NIC with a transmit queue per CPU; with -c 2 the guest's driver
+# maps CPU n's transmissions to queue n (XPS).
 # -d picks the Debian release the guests boot (scripts/guest-image.sh -d):
 # bookworm (6.1, the default) or trixie (6.12), one for all guests or one
 # per guest (-d bookworm,trixie: guest 0 bookworm, guest 1 trixie). Each
@@ -75,9 +78,9 @@ usage() {
 	exit 2
 }
 
-nguests=2 timeout=300 mtu=1500 kernel=stock releases=bookworm outdir='' vcpus=1
+nguests=2 timeout=300 mtu=1500 kernel=stock releases=bookworm outdir='' vcpus=1 queues=1
 files=() qemu=qemu-system-x86_64 qemu_dirs=()
-while getopts n:t:m:o:d:k:c:q:f:h opt; do
+while getopts n:t:m:o:d:k:c:Q:q:f:h opt; do
 	case $opt in
 	n) nguests=$OPTARG ;;
 	t) timeout=$OPTARG ;;
@@ -86,6 +89,7 @@ while getopts n:t:m:o:d:k:c:q:f:h opt; do
 	d) releases=$OPTARG ;;
 	k) kernel=$OPTARG ;;
 	c) vcpus=$OPTARG ;;
+	Q) queues=$OPTARG ;;
 	q)
 		qemu=$OPTARG/usr/bin/qemu-system-x86_64
 		# Its own data first, then the host's firmware (SeaBIOS).
@@ -106,6 +110,7 @@ in_range "$nguests" 1 16 || die "-n wants 1..16 guests"
 in_range "$timeout" 1 86400 || die "-t wants seconds"
 in_range "$mtu" 1280 9000 || die "-m wants an MTU in 1280..9000"
 in_range "$vcpus" 1 2 || die "-c wants 1 or 2 vCPUs"
+in_range "$queues" 1 2 || die "-Q wants 1 or 2 queue pairs"
 [[ $kernel == stock || $kernel == debug ]] || die "-k wants stock or debug"
 IFS=, read -ra release <<<"$releases"
 [ ${#release[@]} -eq 1 ] || [ ${#release[@]} -eq "$nguests" ] ||
@@ -233,8 +238,14 @@ ip -n "$ns" link set lo up
 # solicitations, MLD) into the guests: the link carries only guest traffic.
 ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
 ip -n "$ns" link add br0 type bridge stp_state 0 mcast_snooping 0 || die "cannot create bridge"
+tap_mq=() netdev_mq="" nic_mq=""
+if [ "$queues" -gt 1 ]; then
+	# One vector per queue and direction, one for configuration changes.
+	tap_mq=(multi_queue) netdev_mq=",queues=$queues"
+	nic_mq=",mq=on,vectors=$((2 * queues + 2))"
+fi
 for ((i = 0; i < nguests; i++)); do
-	ip -n "$ns" tuntap add dev "tap$i" mode tap || die "cannot create tap$i"
+	ip -n "$ns" tuntap add dev "tap$i" mode tap "${tap_mq[@]}" || die "cannot create tap$i"
 	ip -n "$ns" link set "tap$i" master br0 mtu "$mtu" up || die "cannot set up tap$i"
 done
 # After the ports: a bridge's MTU follows its ports until set explicitly.
@@ -283,8 +294,8 @@ boot_guests() {
 			-kernel "${image[i]}/kernel" -initrd "${image[i]}/initramfs.cpio" \
 			-append "console=ttyS0 panic=-1 mitigations=off$append" \
 			-drive "file=${image[i]}/rootfs.ext4,if=virtio,format=raw,snapshot=on" \
-			-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no" \
-			-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))" \
+			-netdev "tap,id=net0,ifname=tap$i,script=no,downscript=no$netdev_mq" \
+			-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf %02x $((i + 1)))$nic_mq" \
 			-virtfs "local,path=$g,mount_tag=job,security_model=none,id=job" \
 			-virtfs "local,path=$work/shared,mount_tag=shared,security_model=none,id=shared" \
 			</dev/null >"$outdir/guest$i/qemu.log" 2>&1 &
