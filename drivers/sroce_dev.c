@@ -413,7 +413,12 @@ static int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 
 	sdev->ndev = ndev;
 	netdev_hold(ndev, &sdev->ndev_tracker, GFP_KERNEL);
-	/* Before anything can fail: sroce_dev_dealloc() destroys them. */
+	/*
+	 * From here ib_dealloc_device() calls sroce_dev_dealloc(), which
+	 * drops the netdev and destroys what follows: set up before anything
+	 * can fail.
+	 */
+	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	sroce_ah_table_init(&sdev->ahs);
 	sdev->next_ah_num = 1;
@@ -439,15 +444,24 @@ static int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	/* The rxe provider rings the send doorbell and arms CQs with these. */
 	sdev->ibdev.uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				       BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
-	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
 
 	err = ib_device_set_netdev(&sdev->ibdev, ndev, 1);
 	if (err)
 		goto err_dealloc;
 
+	/*
+	 * Once registered the device is anyone's: `rdma link del` (the core
+	 * runs newlink and dellink side by side) or the netdev's
+	 * unregistration may free it before ib_register_device() returns.
+	 * The memory is held across, and the device itself while binding, so
+	 * that sroce_dev_dealloc()'s unbind comes after the bind.
+	 */
+	get_device(&sdev->ibdev.dev);
 	err = ib_register_device(&sdev->ibdev, ibdev_name, NULL);
-	if (err)
+	if (err) {
+		put_device(&sdev->ibdev.dev);
 		goto err_dealloc;
+	}
 
 	/*
 	 * Under RTNL the netdev stays where it is: bind to its namespace's
@@ -455,15 +469,20 @@ static int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	 * gone meanwhile, before the notifier could see this device.
 	 */
 	rtnl_lock();
-	err = ndev->reg_state == NETREG_REGISTERED ? sroce_net_bind(sdev) : -ENODEV;
-	if (err) {
-		rtnl_unlock();
-		ib_unregister_device_queued(&sdev->ibdev);
-		return err;
+	if (!ib_device_try_get(&sdev->ibdev)) {
+		err = -ENODEV;
+		goto out_unlock;
 	}
-	sroce_port_update(sdev);
+	err = ndev->reg_state == NETREG_REGISTERED ? sroce_net_bind(sdev) : -ENODEV;
+	if (err)
+		ib_unregister_device_queued(&sdev->ibdev);
+	else
+		sroce_port_update(sdev);
+	ib_device_put(&sdev->ibdev);
+out_unlock:
 	rtnl_unlock();
-	return 0;
+	put_device(&sdev->ibdev.dev);
+	return err;
 
 err_dealloc:
 	ib_dealloc_device(&sdev->ibdev);
