@@ -406,6 +406,12 @@ static void sroce_mcast_rejoin_work(struct work_struct *work)
 
 	mutex_lock(&tbl->lock);
 	rtnl_lock();
+	/*
+	 * Unregistered while this waited for RTNL: its address lists were
+	 * flushed for the last time, and free_netdev() does not flush them.
+	 */
+	if (sdev->ndev->reg_state != NETREG_REGISTERED)
+		goto out;
 	for (i = 0; i < ARRAY_SIZE(tbl->hash); i++) {
 		hlist_for_each_entry(grp, &tbl->hash[i], node) {
 			gen = sroce_mcast_ip_gen(tbl, &grp->addr);
@@ -417,6 +423,7 @@ static void sroce_mcast_rejoin_work(struct work_struct *work)
 				grp->addr.ip_gen = *gen;
 		}
 	}
+out:
 	rtnl_unlock();
 	mutex_unlock(&tbl->lock);
 }
