@@ -146,8 +146,11 @@ bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags)
  * UC is unacknowledged (IBTA vol 1 9.8): a packet that is
  * missed is never sent again. A gap inside a message drops the rest of
  * that message silently; the responder takes up the stream again at the
- * next FIRST or ONLY packet, whatever its PSN. A PSN in the half of the
- * PSN space behind ePSN is a duplicate and is dropped.
+ * next FIRST or ONLY packet, whatever its PSN, behind ePSN too: UC has no
+ * duplicates to detect, a requester may start again from a lower PSN
+ * (rdma_rxe and NICs take such a packet), and a forged FIRST far ahead
+ * must not make the real stream look old. Any other packet behind ePSN is
+ * dropped and leaves the message in progress alone.
  */
 enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
 					      enum sroce_resp_msg msg,
@@ -155,7 +158,7 @@ enum sroce_resp_uc_action sroce_resp_uc_check(u32 psn, u32 epsn,
 {
 	s32 diff = sroce_psn_diff(psn, epsn);
 
-	if (diff < 0)
+	if (diff < 0 && !(opflags & SROCE_OPF_FIRST))
 		return SROCE_RESP_UC_DUPLICATE;
 	if (opflags & SROCE_OPF_FIRST) {
 		*dropping = false;
@@ -967,6 +970,15 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 				 IB_ACCESS_LOCAL_WRITE);
 	if (err == -EAGAIN) {
 		sroce_resp_odp_miss(qp, pkt);
+		return;
+	}
+	if (err == -EINVAL && qp->ibqp.qp_type == IB_QPT_UC) {
+		/*
+		 * The peer's message does not fit the WQE: on UC it is lost
+		 * and the WQE kept for the next one, as other errors a peer
+		 * causes (rdma_rxe drops it too); the QP lives on.
+		 */
+		sroce_resp_uc_lost(qp, pkt, SROCE_CNT_RESP_INVALID_REQ);
 		return;
 	}
 	if (err == -EINVAL) {

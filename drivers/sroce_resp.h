@@ -44,7 +44,7 @@ enum sroce_resp_uc_action {
 	/* A gap inside a message: drop it and the rest of the message. */
 	SROCE_RESP_UC_ABANDON,
 	SROCE_RESP_UC_DROP,		/* the rest of an abandoned message */
-	SROCE_RESP_UC_DUPLICATE,	/* behind ePSN */
+	SROCE_RESP_UC_DUPLICATE,	/* behind ePSN, not a FIRST or ONLY */
 };
 
 /* The multi-packet message in progress, for opcode sequence checks. */

@@ -113,20 +113,45 @@ static void uc_duplicate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, uc(9, 10, SROCE_RESP_MSG_SEND,
 				 SROCE_OP_UC_SEND_MIDDLE, &d),
 			SROCE_RESP_UC_DUPLICATE);
-	KUNIT_EXPECT_EQ(test, uc(9, 10, SROCE_RESP_MSG_NONE,
-				 SROCE_OP_UC_SEND_ONLY, &d),
+	KUNIT_EXPECT_EQ(test, uc(9, 10, SROCE_RESP_MSG_WRITE,
+				 SROCE_OP_UC_RDMA_WRITE_LAST, &d),
 			SROCE_RESP_UC_DUPLICATE);
 	KUNIT_EXPECT_FALSE(test, d);
 	/* Behind across the wrap: 0xffffff is one behind 0. */
-	KUNIT_EXPECT_EQ(test, uc(0xffffff, 0, SROCE_RESP_MSG_NONE,
-				 SROCE_OP_UC_SEND_FIRST, &d),
+	KUNIT_EXPECT_EQ(test, uc(0xffffff, 0, SROCE_RESP_MSG_SEND,
+				 SROCE_OP_UC_SEND_LAST, &d),
 			SROCE_RESP_UC_DUPLICATE);
-	/* A duplicate does not end the dropping either. */
+	/* Nor does a packet behind end the dropping. */
 	d = true;
 	KUNIT_EXPECT_EQ(test, uc(3, 10, SROCE_RESP_MSG_NONE,
-				 SROCE_OP_UC_SEND_FIRST, &d),
+				 SROCE_OP_UC_SEND_MIDDLE, &d),
 			SROCE_RESP_UC_DUPLICATE);
 	KUNIT_EXPECT_TRUE(test, d);
+}
+
+/*
+ * A FIRST or ONLY behind ePSN starts a message all the same (a requester
+ * that started again lower; rdma_rxe does the same), also after a forged
+ * FIRST took ePSN as far ahead as it goes.
+ */
+static void uc_first_behind(struct kunit *test)
+{
+	bool d = true;
+
+	KUNIT_EXPECT_EQ(test, uc(9, 10, SROCE_RESP_MSG_NONE,
+				 SROCE_OP_UC_SEND_ONLY, &d),
+			SROCE_RESP_UC_RESYNC);
+	KUNIT_EXPECT_FALSE(test, d);
+	KUNIT_EXPECT_EQ(test, uc(0xffffff, 0, SROCE_RESP_MSG_SEND,
+				 SROCE_OP_UC_SEND_FIRST, &d),
+			SROCE_RESP_UC_RESYNC);
+	/* ePSN 100 + 2^23 - 1 after a forged FIRST; the real stream at 100. */
+	KUNIT_EXPECT_EQ(test, uc(100, 100 + (1 << 23) - 1, SROCE_RESP_MSG_NONE,
+				 SROCE_OP_UC_RDMA_WRITE_FIRST, &d),
+			SROCE_RESP_UC_RESYNC);
+	KUNIT_EXPECT_EQ(test, uc(100, 100 + (1 << 23) - 1, SROCE_RESP_MSG_NONE,
+				 SROCE_OP_UC_RDMA_WRITE_ONLY_WITH_IMM, &d),
+			SROCE_RESP_UC_RESYNC);
 }
 
 static struct kunit_case sroce_uc_cases[] = {
@@ -135,6 +160,7 @@ static struct kunit_case sroce_uc_cases[] = {
 	KUNIT_CASE(uc_lost_last),
 	KUNIT_CASE(uc_bad_sequence),
 	KUNIT_CASE(uc_duplicate),
+	KUNIT_CASE(uc_first_behind),
 	{}
 };
 
