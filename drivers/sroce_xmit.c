@@ -199,20 +199,40 @@ static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
 }
 
 /*
- * A full route lookup to the peer, out of the source GID's netdev (the
- * link's own, or a VLAN above it); remembered in @cache if there is one.
+ * The IPv6 route to the peer out of @oif, from the host's own address
+ * @av->saddr. Given a source address, IPv6 holds an off-link lookup to
+ * oif only if a socket is bound to it, and takes the source unchecked: a
+ * packet could leave by another netdev's default route and name an
+ * address the host gave up. So the lookup leaves the source out (the route
+ * then must leave by oif, as a RoCE NIC's packets leave by its port and as
+ * IPv4 chooses with oif) and the source is checked here, as IPv4's lookup
+ * does; removing an address flushes every cached IPv6 route, so each
+ * route is checked when looked up and not per packet.
  */
-static struct dst_entry *sroce_xmit_lookup(const struct sroce_av *av,
-					   struct dst_cache *cache,
-					   struct net_device *ndev)
+static struct dst_entry *sroce_xmit_lookup6(const struct sroce_av *av,
+					    struct net *net, int oif)
 {
-	int oif = av->ifindex ?: ndev->ifindex;
 	struct flowi6 fl6 = {
 		.flowi6_oif = oif,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr.v6,
-		.saddr = av->saddr.v6,
 	};
+
+	if (!ipv6_stub->ipv6_dev_find(net, &av->saddr.v6, NULL))
+		return ERR_PTR(-EADDRNOTAVAIL);
+	return ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+}
+
+/*
+ * A full route lookup to the peer, out of the source GID's netdev (the
+ * link's own, or a VLAN above it); remembered in @cache if there is one.
+ */
+static struct dst_entry *sroce_xmit_lookup(struct net *net,
+					   const struct sroce_av *av,
+					   struct dst_cache *cache,
+					   struct net_device *ndev)
+{
+	int oif = av->ifindex ?: ndev->ifindex;
 	struct dst_entry *dst;
 
 	if (av->family == AF_INET) {
@@ -224,7 +244,7 @@ static struct dst_entry *sroce_xmit_lookup(const struct sroce_av *av,
 		};
 		struct rtable *rt;
 
-		rt = ip_route_output_key(dev_net(ndev), &fl4);
+		rt = ip_route_output_key(net, &fl4);
 		if (IS_ERR(rt))
 			return ERR_CAST(rt);
 		if (cache)
@@ -232,9 +252,9 @@ static struct dst_entry *sroce_xmit_lookup(const struct sroce_av *av,
 		return &rt->dst;
 	}
 
-	dst = ipv6_stub->ipv6_dst_lookup_flow(dev_net(ndev), NULL, &fl6, NULL);
+	dst = sroce_xmit_lookup6(av, net, oif);
 	if (!IS_ERR(dst) && cache)
-		dst_cache_set_ip6(cache, dst, &fl6.saddr);
+		dst_cache_set_ip6(cache, dst, &av->saddr.v6);
 	return dst;
 }
 
@@ -278,7 +298,8 @@ static struct dst_entry *sroce_xmit_cached(const struct sroce_av *av,
  * address vector replaced while a packet was on its way) is not used. UD
  * sends pass no cache: each WQE may go somewhere else.
  */
-static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
+static struct dst_entry *sroce_xmit_route(struct net *net,
+					  const struct sroce_av *av,
 					  struct dst_cache *cache,
 					  struct sroce_dev *sdev, bool *local)
 {
@@ -291,7 +312,7 @@ static struct dst_entry *sroce_xmit_route(const struct sroce_av *av,
 	if (cache)
 		dst = sroce_xmit_cached(av, cache);
 	if (!dst)
-		dst = sroce_xmit_lookup(av, cache, sdev->ndev);
+		dst = sroce_xmit_lookup(net, av, cache, sdev->ndev);
 	local_bh_enable();
 	if (IS_ERR(dst))
 		return dst;
@@ -429,25 +450,23 @@ static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
  * A packet to an address of this host goes to the device whose netdev
  * holds that address, as it would through the stack: the sender itself,
  * or another sroce device of the namespace. With none it is lost, as a
- * packet to a host without RoCE would be. BH stays disabled until the
- * loop has handed it over, also to an outer loop on this CPU (a read side
- * for synchronize_net(): the device stays).
+ * packet to a host without RoCE would be. Called inside the sender's RCU
+ * read side (@net stays); BH stays disabled until the loop has handed it
+ * over, also to an outer loop on this CPU (the device stays).
  */
-static void sroce_xmit_local(struct sroce_dev *sdev, const struct sroce_av *av,
-			     struct sk_buff *skb)
+static void sroce_xmit_local(struct net *net, struct sroce_dev *sdev,
+			     const struct sroce_av *av, struct sk_buff *skb)
 {
 	struct sroce_dev *peer;
 
 	local_bh_disable();
-	rcu_read_lock();
-	peer = sroce_net_local_dev_rcu(dev_net(sdev->ndev), av);
+	peer = sroce_net_local_dev_rcu(net, av);
 	if (peer) {
 		sroce_xmit_loop_segs(peer, skb);
 	} else {
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 		kfree_skb(skb);
 	}
-	rcu_read_unlock();
 	local_bh_enable();
 }
 
@@ -456,9 +475,9 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 			u16 sport)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
-	struct net *net = dev_net(sdev->ndev);
 	struct dst_entry *dst;
 	bool local = false;
+	struct net *net;
 	int err;
 
 	/* A train's packets hold their ICRCs; one packet's goes at its end. */
@@ -481,8 +500,17 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	if (av->family == AF_INET)
 		ip_send_check(ip_hdr(skb));
 
-	dst = sroce_xmit_route(av, cache, sdev, &local);
+	/*
+	 * The netdev may move to another namespace, and the one it leaves be
+	 * freed once synchronize_net() has waited out its readers: the
+	 * namespace is read, its route looked up and the packet handed to it
+	 * inside one read side (the caller may be preemptible).
+	 */
+	rcu_read_lock();
+	net = dev_net(sdev->ndev);
+	dst = sroce_xmit_route(net, av, cache, sdev, &local);
 	if (IS_ERR(dst)) {
+		rcu_read_unlock();
 		/* No route is a loss: the retransmit timer deals with it. */
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -500,7 +528,8 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 
 	if (local) {
 		dst_release(dst);
-		sroce_xmit_local(sdev, av, skb);
+		sroce_xmit_local(net, sdev, av, skb);
+		rcu_read_unlock();
 		return 0;
 	}
 
@@ -510,6 +539,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		err = ip6_local_out(net, NULL, skb);
 	else
 		err = ip_local_out(net, NULL, skb);
+	rcu_read_unlock();
 	return sroce_xmit_result(&sdev->counters, err);
 }
 

@@ -23,7 +23,10 @@
 # checksum offload off, so that the sender fills in every UDP checksum and
 # the receiver checks it (virtio-net otherwise passes a checksum to be
 # filled in to the peer, which then trusts it: nobody checks it), and no
-# UDP checksum error may be counted.
+# UDP checksum error may be counted; decoy (with ipv6), a route to the
+# peer's address through a dummy netdev, more specific than eth0's: RoCE
+# packets must still leave by the GID's netdev, as a NIC's leave by its port
+# (the tools' own TCP runs over IPv4).
 #
 # ibv_rc_pingpong -c checks the data it receives; perftest checks that every
 # operation completes. Each tool run is one check.
@@ -44,7 +47,7 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso='' swcsum=''
+set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso='' swcsum='' decoy=''
 [ "$mode" = loopback ] && servers=(0)
 for opt in "$@"; do
 	case $opt in
@@ -55,6 +58,7 @@ for opt in "$@"; do
 	ipv6) gid_ip=$GUEST_IP6 ;;
 	uso) uso=1 ;;
 	swcsum) swcsum=1 ;;
+	decoy) decoy=1 ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
@@ -74,6 +78,17 @@ if [ "$mode" = pair ]; then
 	addrs_ready peer
 else
 	addrs_ready
+fi
+
+# decoy_route: the peer's IPv6 address routed into a dummy netdev.
+decoy_route() {
+	modprobe dummy &&
+		ip link add decoy0 type dummy &&
+		ip link set decoy0 up &&
+		ip -6 route add "$PEER_IP6/128" dev decoy0
+}
+if [ -n "$decoy" ]; then
+	check "a decoy route to $PEER_IP6 via decoy0" decoy_route
 fi
 
 # The tests: "TOOL|ARGS" run as server "TOOL ARGS" and client "TOOL ARGS IP".
