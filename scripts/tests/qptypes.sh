@@ -200,14 +200,16 @@ counter() {
 }
 
 # inject: guest 1 sends crafted UC packets (scripts/tests/uc-inject.py:
-# duplicate, gap, out of order, truncated, bad ICRC, RC opcode) to a UC
+# duplicate, gap, out of order, truncated, bad ICRC, RC opcode, a SEND
+# longer than the WQE, a FIRST far ahead and one behind) to a UC
 # QP of guest 0's sroce (srq-test target mode) over IPv6. Exactly the
 # messages uc-inject.py names arrive, and every bad packet is counted.
 uc_inject() {
 	local qpn_file=/shared/uc-target.qpn names v tpid gid6 i
 	names=(duplicate_request out_of_seq_request resp_dropped
-	       rcvd_malformed_pkts rcvd_bad_icrc_pkts rcvd_no_qp_pkts)
-	local -a before want=(1 4 2 1 1 1)
+	       rcvd_malformed_pkts rcvd_bad_icrc_pkts rcvd_no_qp_pkts
+	       resp_invalid_request)
+	local -a before want=(1 6 2 1 1 1 1)
 	if [ "$GUEST_ID" = 1 ]; then
 		barrier uc-target-up
 		check "uc-inject.py sends its packets" \
@@ -230,9 +232,9 @@ uc_inject() {
 	barrier uc-inject-done
 	wait $tpid
 	sed 's/^/#   /' /job/uc-target.log
-	check "UC target receives exactly the 4 good messages" \
+	check "UC target receives exactly the 7 good messages" \
 		test "$(grep '^recv' /job/uc-target.log | tr '\n' ';')" = \
-		"recv 0 100 01 01 0;recv 1 50 04 04 0;recv 2 2058 05 05 0;recv 3 20 07 07 0;"
+		"recv 0 100 01 01 0;recv 1 50 04 04 0;recv 2 2058 05 05 0;recv 3 20 07 07 0;recv 4 30 0b 0b 0;recv 5 10 0c 0c 0;recv 6 40 0d 0d 0;"
 	for i in "${!names[@]}"; do
 		v=$(( $(counter "${names[i]}") - before[i] ))
 		check "UC hostile packets: ${names[i]} +$v (want +${want[i]})" \

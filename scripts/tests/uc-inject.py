@@ -12,9 +12,12 @@ checksum are masked), so a correct ICRC can be computed here.
 
 What the peer must see (qptypes.sh checks it): wr 0: 100 bytes of 0x01;
 wr 1: 50 bytes of 0x04; wr 2: 2058 bytes of 0x05; wr 3: 20 bytes of 0x07;
-nothing else. Counter deltas: duplicate_request 1, out_of_seq_request 4,
-resp_dropped 2, rcvd_malformed_pkts 1, rcvd_bad_icrc_pkts 1,
-rcvd_no_qp_pkts 1.
+wr 4: 30 bytes of 0x0b (after a SEND longer than the WQE, which is lost
+and must not end the QP); wr 5: 10 bytes of 0x0c (a FIRST far ahead);
+wr 6: 40 bytes of 0x0d (the stream again, behind it: UC takes a FIRST
+whatever its PSN); nothing else. Counter deltas: duplicate_request 1,
+out_of_seq_request 6, resp_dropped 2, rcvd_malformed_pkts 1,
+rcvd_bad_icrc_pkts 1, rcvd_no_qp_pkts 1, resp_invalid_request 1.
 """
 import socket
 import struct
@@ -66,7 +69,7 @@ def main():
         time.sleep(0.05)
 
     send(UC_ONLY, 1000, b"\x01" * 100)          # wr 0
-    send(UC_ONLY, 1000, b"\x02" * 100)          # duplicate
+    send(UC_LAST, 1000, b"\x02" * 100)          # behind, no FIRST: duplicate
     send(UC_FIRST, 1001, b"\x03" * 1024)        # takes wr 1
     send(UC_MIDDLE, 1003, b"\x03" * 1024)       # gap: abandoned
     send(UC_LAST, 1004, b"\x03" * 10)           # rest of it: dropped
@@ -84,6 +87,13 @@ def main():
     send(UC_MIDDLE, 1015, b"\x06" * 1024)       # dropped
     send(UC_ONLY, 1017, b"\x07" * 20)           # resync: wr 3 again
     send(RC_SEND_ONLY, 1018, b"\x08" * 20)      # RC opcode on a UC QP
+    send(UC_FIRST, 1018, b"\x0a" * 1024)        # takes wr 4 (4 KiB)
+    for psn in range(1019, 1022):
+        send(UC_MIDDLE, psn, b"\x0a" * 1024)
+    send(UC_LAST, 1022, b"\x0a" * 10)           # 4106 bytes: lost
+    send(UC_ONLY, 1023, b"\x0b" * 30)           # wr 4 again
+    send(UC_ONLY, 1024 + (1 << 23) - 1, b"\x0c" * 10)  # far ahead: wr 5
+    send(UC_ONLY, 1024, b"\x0d" * 40)           # behind it: wr 6
     return 0
 
 
