@@ -9,6 +9,7 @@
 #ifndef _SROCE_COMPAT_H
 #define _SROCE_COMPAT_H
 
+#include <linux/mm.h>
 #include <rdma/ib_verbs.h>
 
 #include "sroce_cq.h"
@@ -59,5 +60,16 @@ static inline int sroce_compat_create_cq(struct ib_cq *ibcq,
 #define SROCE_WC_ATOMIC_WRITE		((enum ib_wc_opcode)9)
 #define SROCE_DEVICE_ATOMIC_WRITE	BIT_ULL(40)
 #endif
+
+/* 6.3 made a VMA's flags read-only but through vm_flags_set(). */
+static inline void sroce_vm_flags_set(struct vm_area_struct *vma,
+				      vm_flags_t flags)
+{
+#ifdef SROCE_KAPI_VM_FLAGS_SET
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
 
 #endif /* _SROCE_COMPAT_H */

@@ -297,11 +297,7 @@ static int sroce_qp_init_sq(struct sroce_qp *qp, struct sroce_dev *sdev,
 	sq->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
 	sq->shadow_elem_size = ALIGN(sizeof(struct sroce_swqe) + room,
 				     __alignof__(struct sroce_swqe));
-	/*
-	 * Up to megabytes a QP, sized by the user: charged to its memory
-	 * cgroup. (The rings cannot be: no exported vmalloc takes both
-	 * VM_USERMAP and __GFP_ACCOUNT.)
-	 */
+	/* Up to megabytes a QP, sized by the user: charged as the rings. */
 	sq->shadow = kvcalloc(sq->queue.index_mask + 1, sq->shadow_elem_size,
 			      GFP_KERNEL_ACCOUNT);
 	if (!sq->shadow) {

@@ -2,12 +2,14 @@
 /*
  * Rings in the rdma_rxe layout, shared with the rxe provider by mmap.
  *
- * Each ring is one vmalloc_user() buffer. A user ring is published through
- * an rdma_user_mmap_entry; from then on the entry owns the buffer and
+ * Each ring is one zeroed vmalloc buffer, charged to the memory cgroup of
+ * the task that created it: a user sizes rings up to megabytes each, and
+ * as many as the device allows. A user ring is published through an
+ * rdma_user_mmap_entry; from then on the entry owns the buffer and
  * sroce_mmap_free() frees it once the object is destroyed and no mmap() of
- * it is in progress. remap_vmalloc_range() takes a reference on every page
- * it maps, so a ring userspace still has mapped stays valid memory until
- * munmap(), and is never reachable by a later offset.
+ * it is in progress. mmap() takes a reference on every page it maps, so a
+ * ring userspace still has mapped stays valid memory until munmap(), and
+ * is never reachable by a later offset.
  *
  * Indices: userspace owns one index, the kernel the other. The kernel
  * publishes its own index with a release store and never reads it back
@@ -22,6 +24,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
 
+#include "sroce_compat.h"
 #include "sroce_dev.h"
 #include "sroce_queue.h"
 
@@ -66,8 +69,7 @@ int sroce_queue_init(struct sroce_queue *q, struct sroce_dev *sdev,
 	q->index_mask = slots - 1;
 	q->owner = owner;
 	q->buf_size = sizeof(*q->buf) + ((size_t)slots << q->log2_elem_size);
-	/* Zeroed, and page-backed so that remap_vmalloc_range() can map it. */
-	q->buf = vmalloc_user(q->buf_size);
+	q->buf = __vmalloc(q->buf_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 	if (!q->buf)
 		return -ENOMEM;
 	q->buf->log2_elem_size = q->log2_elem_size;
@@ -167,6 +169,26 @@ void sroce_queue_advance_producer(struct sroce_queue *q)
 	smp_store_release(&q->buf->producer_index, q->index);
 }
 
+/*
+ * Map a ring page by page, as remap_vmalloc_range() would: that one wants
+ * a vmalloc_user() buffer, for which no memory cgroup is charged. Every
+ * page inserted holds a reference of its own until munmap().
+ */
+static int sroce_mmap_ring(struct vm_area_struct *vma, void *buf)
+{
+	unsigned long off;
+	int err;
+
+	for (off = 0; off < vma->vm_end - vma->vm_start; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(buf + off));
+		if (err)
+			return err;
+	}
+	sroce_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	return 0;
+}
+
 int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 {
 	struct rdma_user_mmap_entry *rentry;
@@ -179,7 +201,7 @@ int sroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma)
 		return -EINVAL;
 	entry = container_of(rentry, struct sroce_mmap_entry, rdma);
 
-	err = remap_vmalloc_range(vma, entry->buf, 0);
+	err = sroce_mmap_ring(vma, entry->buf);
 	rdma_user_mmap_entry_put(rentry);
 	return err;
 }

@@ -2,7 +2,7 @@
 /*
  * Work and completion queues in the rdma_rxe ring layout.
  *
- * A user queue is one vmalloc_user() buffer that userspace maps: a 384-byte
+ * A user queue is one vmalloc buffer that userspace maps: a 384-byte
  * header (element size, index mask, and the producer and consumer indices
  * on cache lines of their own) followed by the slots. Userspace owns one
  * index and the kernel the other; the kernel keeps a private copy of the

@@ -239,7 +239,7 @@ build_test_progs() {
 	local p
 	for p in sroce_mw_test sroce_fuzz_test srq-test qpstate-test \
 		av-race-test mcast-ud verbs-fuzz rc-verify atomic-write-test \
-		cc-flow mr-edge-test; do
+		cc-flow mr-edge-test ring-charge; do
 		"$SROCE_TOP/scripts/test-prog-build.sh" "$p" "$out/$p" || return 1
 	done
 }
@@ -354,10 +354,10 @@ guest_steps() {
 		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 8 on dur=30
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
 		-f "$out/av-race-test" -f "$out/atomic-write-test" \
-		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce sroce $one
+		-f "$tests/uc-inject.py" -f "$out/ring-charge" "$tests/qptypes.sh" pair sroce sroce $one
 	gstep qptypes-rxe -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
 		-f "$out/av-race-test" -f "$out/atomic-write-test" \
-		-f "$tests/uc-inject.py" "$tests/qptypes.sh" pair sroce rxe
+		-f "$tests/uc-inject.py" -f "$out/ring-charge" "$tests/qptypes.sh" pair sroce rxe
 	gstep mw -n 2 -t 400 -f "$out/sroce_mw_test" "$tests/mw.sh"
 	gstep fuzz -n 2 -t 500 -f "$out/sroce_fuzz_test" -f "$tests/roce-fuzz.py" \
 		"$tests/fuzz.sh" quick

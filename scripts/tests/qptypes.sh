@@ -11,9 +11,8 @@
 #                                          default) or with guest 0 or 1
 #                                          alone
 #
-# SET: srq, uc, xrc, api, inject, qpstate, veth, atomicw (default: these
-# eight),
-# flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
+# SET: srq, uc, xrc, api, inject, qpstate, veth, atomicw, charge
+# (default: these nine), flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
 # data it receives (where the tool has -c); ibv_srq_pingpong checks every
 # completion's status and QP; perftest checks that every operation
 # completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
@@ -26,6 +25,9 @@
 # guest 0 (sroce) posts RDMA ATOMIC WRITEs to guest 1, which checks the
 # data; against rdma_rxe of 6.1, which drops the opcode, every request
 # must end in a retry-exceeded error and nothing may land.
+# charge runs /job/ring-charge (scripts/tests/ring-charge.c) on each
+# sroce guest: the rings of a user's QPs are charged to its memory cgroup
+# (skipped on a kernel without the memory controller: the debug kernel).
 # flush runs /job/flush-test (scripts/tests/flush-test.c, built against
 # rdma-core 56): RDMA FLUSH, which sroce refuses, posted by each guest in
 # turn; see the program for what each pairing must show.
@@ -45,7 +47,7 @@ for opt in "$@"; do
 	*) sets+=("$opt") ;;
 	esac
 done
-[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate veth atomicw)
+[ ${#sets[@]} -eq 0 ] && sets=(srq uc xrc api inject qpstate veth atomicw charge)
 dev=${mytype}0
 
 link_up "$mytype" "$dev"
@@ -86,7 +88,7 @@ for s in "${sets[@]}"; do
 			)
 		fi
 		;;
-	xrc|api|inject|qpstate|veth|atomicw|flush) ;;
+	xrc|api|inject|qpstate|veth|atomicw|charge|flush) ;;
 	*) bail "unknown set '$s'" ;;
 	esac
 done
@@ -276,6 +278,51 @@ pair_prog() {
 	barrier "$prog-done"
 }
 
+# charged NQP: the memory cgroup ring-charge's ring-charge NQP ran in was
+# charged, once it was ready; its log in /job/ring-charge-NQP.log.
+charged() {
+	local cg=/sys/fs/cgroup/ring-charge log=/job/ring-charge-$1.log pid
+	rm -f /tmp/ring-charge.in "$log"
+	mkfifo /tmp/ring-charge.in
+	(
+		echo "$BASHPID" >$cg/cgroup.procs &&
+			exec /job/ring-charge "$dev" "$1" </tmp/ring-charge.in
+	) >"$log" 2>&1 &
+	pid=$!
+	# Its stdin stays open until fd 9 closes.
+	exec 9<>/tmp/ring-charge.in
+	for _ in $(seq 150); do
+		grep -q '^ready' "$log" && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.2
+	done
+	grep -q '^ready' "$log" && cat $cg/memory.current
+	exec 9>&-
+	wait $pid
+}
+
+# ring_charge: four QPs of the largest receive queues must charge their
+# cgroup at least their rings' size more than none do.
+ring_charge() {
+	local cg=/sys/fs/cgroup/ring-charge none four ring
+	[ -e /sys/fs/cgroup/cgroup.controllers ] ||
+		mount -t cgroup2 cgroup2 /sys/fs/cgroup || bail "cannot mount cgroup2"
+	if ! grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+		echo "# ring-charge: no memory cgroup controller on this kernel, not run"
+		return 0
+	fi
+	echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+	mkdir -p $cg
+	none=$(charged 0)
+	four=$(charged 4)
+	ring=$(awk '$1 == "ring_bytes" { print $2 }' /job/ring-charge-4.log)
+	echo "# ring-charge: cgroup at ${none:-?} B with no QP, ${four:-?} B with four; rings of at least ${ring:-?} B each"
+	check "4 QPs' receive rings charged to the user's memory cgroup" \
+		test "$((${four:-0} - ${none:-0}))" -ge "$((4 * ${ring:-1}))" ||
+		sed 's/^/#   /' /job/ring-charge-*.log
+	rmdir $cg
+}
+
 for s in "${sets[@]}"; do
 	if [ "$s" = inject ] && [ "${types[0]}" = sroce ]; then
 		uc_inject
@@ -295,6 +342,7 @@ for s in "${sets[@]}"; do
 	api) prog_checks srq-test ;;
 	qpstate) prog_checks qpstate-test ;;
 	veth) veth_devs ;;
+	charge) ring_charge ;;
 	esac
 done
 
