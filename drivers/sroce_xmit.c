@@ -224,16 +224,38 @@ static struct dst_entry *sroce_xmit_lookup6(const struct sroce_av *av,
 }
 
 /*
- * A full route lookup to the peer, out of the source GID's netdev (the
- * link's own, or a VLAN above it); remembered in @cache if there is one.
+ * The output interface: the source GID's netdev, the link's own or one
+ * above it (a VLAN). The address vector names it by the index it had when
+ * it was set; once the link moved to another namespace that index names
+ * something else or nothing, and the packet is refused.
+ */
+static int sroce_xmit_oif(struct net *net, const struct sroce_av *av,
+			  struct net_device *ndev)
+{
+	struct net_device *dev;
+
+	if (!av->ifindex)
+		return ndev->ifindex;
+	dev = dev_get_by_index_rcu(net, av->ifindex);
+	if (dev && (dev == ndev || netdev_has_upper_dev_all_rcu(ndev, dev)))
+		return av->ifindex;
+	return -ENODEV;
+}
+
+/*
+ * A full route lookup to the peer, out of the source GID's netdev;
+ * remembered in @cache if there is one. Called under rcu_read_lock().
  */
 static struct dst_entry *sroce_xmit_lookup(struct net *net,
 					   const struct sroce_av *av,
 					   struct dst_cache *cache,
 					   struct net_device *ndev)
 {
-	int oif = av->ifindex ?: ndev->ifindex;
+	int oif = sroce_xmit_oif(net, av, ndev);
 	struct dst_entry *dst;
+
+	if (oif < 0)
+		return ERR_PTR(oif);
 
 	if (av->family == AF_INET) {
 		struct flowi4 fl4 = {
