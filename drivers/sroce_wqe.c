@@ -159,6 +159,8 @@ enum ib_wc_status sroce_wqe_parse_send(struct sroce_swqe *wqe,
 	u32 i;
 
 	memcpy(&hdr, slot, sizeof(hdr));
+	/* The user may rewrite the slot: only the copy is read from here. */
+	barrier();
 
 	memset(wqe, 0, sizeof(*wqe));
 	wqe->wr_id = hdr.wr.wr_id;
@@ -292,6 +294,8 @@ int sroce_wqe_parse_recv(struct sroce_rwqe *wqe, const void *slot, u32 max_sge)
 	u32 i;
 
 	memcpy(&hdr, slot, sizeof(hdr));
+	/* The user may rewrite the slot: only the copy is read from here. */
+	barrier();
 	/* Set first: the error completion of a bad WQE carries it too. */
 	wqe->wr_id = hdr.wr_id;
 	if (hdr.dma.num_sge > max_sge)
