@@ -198,16 +198,29 @@ static void sroce_xmit_ipv6(const struct sroce_av *av, struct sk_buff *skb,
 	ip6h->daddr = av->daddr.v6;
 }
 
+/* Does @dst deliver to this host (then any netdev may hold the address)? */
+static bool sroce_xmit_dst_local(struct dst_entry *dst, int family)
+{
+	if (dst->dev->flags & IFF_LOOPBACK)
+		return true;
+	if (family == AF_INET)
+		return ((struct rtable *)dst)->rt_type == RTN_LOCAL;
+	return !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
+}
+
 /*
  * The IPv6 route to the peer out of @oif, from the host's own address
- * @av->saddr. Given a source address, IPv6 holds an off-link lookup to
- * oif only if a socket is bound to it, and takes the source unchecked: a
- * packet could leave by another netdev's default route and name an
- * address the host gave up. So the lookup leaves the source out (the route
- * then must leave by oif, as a RoCE NIC's packets leave by its port and as
- * IPv4 chooses with oif) and the source is checked here, as IPv4's lookup
- * does; removing an address flushes every cached IPv6 route, so each
- * route is checked when looked up and not per packet.
+ * @av->saddr, called under rcu_read_lock(). IPv4 refuses a source the host
+ * does not hold and keeps an off-link route to oif; IPv6, given a source,
+ * does neither (only a socket bound to oif holds its lookup there). So the
+ * source must be an address of oif itself, not tentative (removing one
+ * flushes every cached IPv6 route: checked per lookup, not per packet);
+ * but for a link-local one: the default GIDs are link-local addresses made
+ * from the MAC, which a NIC sends from whether or not the netdev holds them
+ * (it may make its own link-local address another way).
+ * The lookup names the source first, for policy routing and IPsec keyed on
+ * it; a route that leaves by another netdev is looked up again without it,
+ * which holds the lookup to oif, as a RoCE NIC's packets leave by its port.
  */
 static struct dst_entry *sroce_xmit_lookup6(const struct sroce_av *av,
 					    struct net *net, int oif)
@@ -216,10 +229,26 @@ static struct dst_entry *sroce_xmit_lookup6(const struct sroce_av *av,
 		.flowi6_oif = oif,
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = av->daddr.v6,
+		.saddr = av->saddr.v6,
 	};
+	struct net_device *odev = dev_get_by_index_rcu(net, oif);
+	struct dst_entry *dst;
 
-	if (!ipv6_stub->ipv6_dev_find(net, &av->saddr.v6, NULL))
+	if (!odev)
+		return ERR_PTR(-ENODEV);
+	if (!(ipv6_addr_type(&av->saddr.v6) & IPV6_ADDR_LINKLOCAL) &&
+	    IS_ERR_OR_NULL(ipv6_stub->ipv6_dev_find(net, &av->saddr.v6, odev)))
 		return ERR_PTR(-EADDRNOTAVAIL);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	if (IS_ERR(dst) || dst->dev == odev ||
+	    sroce_xmit_dst_local(dst, AF_INET6))
+		return dst;
+	dst_release(dst);
+
+	memset(&fl6, 0, sizeof(fl6));
+	fl6.flowi6_oif = oif;
+	fl6.flowi6_proto = IPPROTO_UDP;
+	fl6.daddr = av->daddr.v6;
 	return ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
 }
 
@@ -339,11 +368,7 @@ static struct dst_entry *sroce_xmit_route(struct net *net,
 	if (IS_ERR(dst))
 		return dst;
 
-	if (av->family == AF_INET)
-		*local = ((struct rtable *)dst)->rt_type == RTN_LOCAL;
-	else
-		*local = !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
-	*local = *local || (dst->dev->flags & IFF_LOOPBACK);
+	*local = sroce_xmit_dst_local(dst, av->family);
 	return dst;
 }
 
