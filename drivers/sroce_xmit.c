@@ -208,12 +208,28 @@ static bool sroce_xmit_dst_local(struct dst_entry *dst, int family)
 	return !!(((struct rt6_info *)dst)->rt6i_flags & RTF_LOCAL);
 }
 
+/* One IPv6 route lookup to @av's peer out of @odev, from @saddr. */
+static struct dst_entry *sroce_xmit_flow6(struct net *net,
+					  const struct sroce_av *av,
+					  struct net_device *odev,
+					  const struct in6_addr *saddr)
+{
+	struct flowi6 fl6 = {
+		.flowi6_oif = odev->ifindex,
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = av->daddr.v6,
+		.saddr = *saddr,
+	};
+
+	return ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+}
+
 /*
- * The IPv6 route to the peer out of @oif, from the host's own address
+ * The IPv6 route to the peer out of @odev, from the host's own address
  * @av->saddr, called under rcu_read_lock(). IPv4 refuses a source the host
  * does not hold and keeps an off-link route to oif; IPv6, given a source,
  * does neither (only a socket bound to oif holds its lookup there). So the
- * source must be an address of oif itself, not tentative (removing one
+ * source must be an address of @odev itself, not tentative (removing one
  * flushes every cached IPv6 route: checked per lookup, not per packet);
  * but for a link-local one: the default GIDs are link-local addresses made
  * from the MAC, which a NIC sends from whether or not the netdev holds them
@@ -222,53 +238,41 @@ static bool sroce_xmit_dst_local(struct dst_entry *dst, int family)
  * it; a route that leaves by another netdev is looked up again without it,
  * which holds the lookup to oif, as a RoCE NIC's packets leave by its port.
  */
-static struct dst_entry *sroce_xmit_lookup6(const struct sroce_av *av,
-					    struct net *net, int oif)
+static struct dst_entry *sroce_xmit_lookup6(struct net *net,
+					    const struct sroce_av *av,
+					    struct net_device *odev)
 {
-	struct flowi6 fl6 = {
-		.flowi6_oif = oif,
-		.flowi6_proto = IPPROTO_UDP,
-		.daddr = av->daddr.v6,
-		.saddr = av->saddr.v6,
-	};
-	struct net_device *odev = dev_get_by_index_rcu(net, oif);
 	struct dst_entry *dst;
 
-	if (!odev)
-		return ERR_PTR(-ENODEV);
 	if (!(ipv6_addr_type(&av->saddr.v6) & IPV6_ADDR_LINKLOCAL) &&
 	    IS_ERR_OR_NULL(ipv6_stub->ipv6_dev_find(net, &av->saddr.v6, odev)))
 		return ERR_PTR(-EADDRNOTAVAIL);
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	dst = sroce_xmit_flow6(net, av, odev, &av->saddr.v6);
 	if (IS_ERR(dst) || dst->dev == odev ||
 	    sroce_xmit_dst_local(dst, AF_INET6))
 		return dst;
 	dst_release(dst);
-
-	memset(&fl6, 0, sizeof(fl6));
-	fl6.flowi6_oif = oif;
-	fl6.flowi6_proto = IPPROTO_UDP;
-	fl6.daddr = av->daddr.v6;
-	return ipv6_stub->ipv6_dst_lookup_flow(net, NULL, &fl6, NULL);
+	return sroce_xmit_flow6(net, av, odev, &in6addr_any);
 }
 
 /*
  * The output interface: the source GID's netdev, the link's own or one
  * above it (a VLAN). The address vector names it by the index it had when
  * it was set; once the link moved to another namespace that index names
- * something else or nothing, and the packet is refused.
+ * something else or nothing (NULL: the packet is refused).
  */
-static int sroce_xmit_oif(struct net *net, const struct sroce_av *av,
-			  struct net_device *ndev)
+static struct net_device *sroce_xmit_out_dev(struct net *net,
+					     const struct sroce_av *av,
+					     struct net_device *ndev)
 {
 	struct net_device *dev;
 
 	if (!av->ifindex)
-		return ndev->ifindex;
+		return ndev;
 	dev = dev_get_by_index_rcu(net, av->ifindex);
 	if (dev && (dev == ndev || netdev_has_upper_dev_all_rcu(ndev, dev)))
-		return av->ifindex;
-	return -ENODEV;
+		return dev;
+	return NULL;
 }
 
 /*
@@ -280,15 +284,15 @@ static struct dst_entry *sroce_xmit_lookup(struct net *net,
 					   struct dst_cache *cache,
 					   struct net_device *ndev)
 {
-	int oif = sroce_xmit_oif(net, av, ndev);
+	struct net_device *odev = sroce_xmit_out_dev(net, av, ndev);
 	struct dst_entry *dst;
 
-	if (oif < 0)
-		return ERR_PTR(oif);
+	if (!odev)
+		return ERR_PTR(-ENODEV);
 
 	if (av->family == AF_INET) {
 		struct flowi4 fl4 = {
-			.flowi4_oif = oif,
+			.flowi4_oif = odev->ifindex,
 			.flowi4_proto = IPPROTO_UDP,
 			.daddr = av->daddr.v4,
 			.saddr = av->saddr.v4,
@@ -303,7 +307,7 @@ static struct dst_entry *sroce_xmit_lookup(struct net *net,
 		return &rt->dst;
 	}
 
-	dst = sroce_xmit_lookup6(av, net, oif);
+	dst = sroce_xmit_lookup6(net, av, odev);
 	if (!IS_ERR(dst) && cache)
 		dst_cache_set_ip6(cache, dst, &av->saddr.v6);
 	return dst;
