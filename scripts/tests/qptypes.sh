@@ -12,10 +12,10 @@
 #                                          alone
 #
 # SET: srq, uc, xrc, api, inject, qpstate, veth, atomicw, charge
-# (default: these nine), flush (Debian 13 guests only). ibv_uc_pingpong -c checks the
-# data it receives (where the tool has -c); ibv_srq_pingpong checks every
-# completion's status and QP; perftest checks that every operation
-# completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
+# (default: these nine), flush (Debian 13 guests only). ibv_uc_pingpong
+# -c checks the data it receives (where the tool has -c);
+# ibv_srq_pingpong checks every completion's status and QP; perftest
+# checks that every operation completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
 # opening the XRC domain fails with EOPNOTSUPP (95). Each run is one check.
 # qpstate runs /job/qpstate-test (scripts/tests/qpstate-test.c): the SQE
 # and SQD states of UD, UC and RC QPs on each sroce guest's own device.
@@ -278,8 +278,9 @@ pair_prog() {
 	barrier "$prog-done"
 }
 
-# charged NQP: the memory cgroup ring-charge's ring-charge NQP ran in was
-# charged, once it was ready; its log in /job/ring-charge-NQP.log.
+# charged NQP: the memory.current of the cgroup ring-charge once
+# `/job/ring-charge DEV NQP`, run in it, is ready (nothing if it never
+# is); the program's output in /job/ring-charge-NQP.log.
 charged() {
 	local cg=/sys/fs/cgroup/ring-charge log=/job/ring-charge-$1.log pid
 	rm -f /tmp/ring-charge.in "$log"
@@ -301,6 +302,12 @@ charged() {
 	wait $pid
 }
 
+# grew_by_rings NONE FOUR RING: all three measured, and FOUR at least
+# four rings of RING bytes above NONE.
+grew_by_rings() {
+	[ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ $(($2 - $1)) -ge $((4 * $3)) ]
+}
+
 # ring_charge: four QPs of the largest receive queues must charge their
 # cgroup at least their rings' size more than none do.
 ring_charge() {
@@ -318,7 +325,7 @@ ring_charge() {
 	ring=$(awk '$1 == "ring_bytes" { print $2 }' /job/ring-charge-4.log)
 	echo "# ring-charge: cgroup at ${none:-?} B with no QP, ${four:-?} B with four; rings of at least ${ring:-?} B each"
 	check "4 QPs' receive rings charged to the user's memory cgroup" \
-		test "$((${four:-0} - ${none:-0}))" -ge "$((4 * ${ring:-1}))" ||
+		grew_by_rings "$none" "$four" "$ring" ||
 		sed 's/^/#   /' /job/ring-charge-*.log
 	rmdir $cg
 }
