@@ -324,7 +324,7 @@ guest_steps() {
 	gstep rc-sroce -n 2 -t 900 "$tests/rc.sh" pair sroce sroce $sweep capture $one
 	gstep rc-rxe -n 2 -t 900 "$tests/rc.sh" pair sroce rxe $sweep capture
 	gstep rc-loopback -n 1 -t 900 "$tests/rc.sh" loopback sroce sweep
-	gstep rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6 swcsum decoy $one
+	gstep rc-ipv6 -n 2 -t 900 "$tests/rc.sh" pair sroce sroce ipv6 swcsum decoy=1 policy=0 $one
 	gstep rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce swcsum \
 		$one
 	gstep cm-sroce -n 2 -t 900 -f "$tests/roce-inject.py" \

@@ -26,7 +26,13 @@
 # UDP checksum error may be counted; decoy (with ipv6), a route to the
 # peer's address through a dummy netdev, more specific than eth0's: RoCE
 # packets must still leave by the GID's netdev, as a NIC's leave by its port
-# (the tools' own TCP runs over IPv4).
+# (the tools' own TCP runs over IPv4); policy (with ipv6), the main table
+# has no route to the peer out of eth0, the GID's address is not the one
+# the kernel would pick as source, and only a rule for the GID's address
+# (ip -6 rule from ... table 100) routes the peer out of eth0: the route
+# must be looked up with the GID's address as source. decoy=G and policy=G set
+# that up in guest G alone (both: every guest), so that one pair run
+# checks each in one direction.
 #
 # ibv_rc_pingpong -c checks the data it receives; perftest checks that every
 # operation completes. Each tool run is one check.
@@ -47,7 +53,7 @@ else
 	shift 3
 fi
 dev=${mytype}0
-set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso='' swcsum='' decoy=''
+set_=quick sweep='' capture='' gid_ip=$GUEST_IP4 servers=(0 1) uso='' swcsum='' decoy='' policy=''
 [ "$mode" = loopback ] && servers=(0)
 for opt in "$@"; do
 	case $opt in
@@ -58,7 +64,8 @@ for opt in "$@"; do
 	ipv6) gid_ip=$GUEST_IP6 ;;
 	uso) uso=1 ;;
 	swcsum) swcsum=1 ;;
-	decoy) decoy=1 ;;
+	decoy | policy) printf -v "$opt" %s "$GUEST_ID" ;;
+	decoy=[01] | policy=[01]) printf -v "${opt%=*}" %s "${opt#*=}" ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
 done
@@ -87,8 +94,29 @@ decoy_route() {
 		ip link set decoy0 up &&
 		ip -6 route add "$PEER_IP6/128" dev decoy0
 }
-if [ -n "$decoy" ]; then
+# policy_route: the GID's address deprecated behind a second one, which
+# the kernel then picks as the source of a lookup made without one; no
+# route in the main table leads to the peer out of eth0; table 100, which
+# a rule selects for the GID's address alone, holds eth0's. So only a
+# lookup from the GID's address finds a route out of eth0.
+policy_route() {
+	local route alt=${GUEST_IP6%::*}::a:$((GUEST_ID + 1))
+	ip -6 addr add "$alt/64" dev eth0 nodad &&
+		ip -6 addr change "$GUEST_IP6/64" dev eth0 preferred_lft 0 &&
+		ip -6 route show table main match "$PEER_IP6" dev eth0 |
+		while read -r route _; do
+			ip -6 route del "$route" dev eth0 table main || return 1
+		done &&
+		ip -6 route add "$PEER_IP6/128" dev eth0 table 100 &&
+		ip -6 rule add from "$GUEST_IP6" table 100 pref 100 &&
+		ip -6 route get "$PEER_IP6" from "$GUEST_IP6" oif eth0 >/dev/null &&
+		! ip -6 route get "$PEER_IP6" oif eth0 >/dev/null 2>&1
+}
+if [ "$decoy" = "$GUEST_ID" ]; then
 	check "a decoy route to $PEER_IP6 via decoy0" decoy_route
+fi
+if [ "$policy" = "$GUEST_ID" ]; then
+	check "$PEER_IP6 reached by a source rule alone" policy_route
 fi
 
 # The tests: "TOOL|ARGS" run as server "TOOL ARGS" and client "TOOL ARGS IP".
