@@ -182,6 +182,7 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&sdev->qps);
 	WARN_ON(!xa_empty(&sdev->ahs));
 	xa_destroy(&sdev->ahs);
+	WARN_ON(atomic_long_read(&sdev->resp_inq_bytes));
 	sroce_mcast_table_destroy(&sdev->mcast);
 	sroce_counters_destroy(&sdev->counters);
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);

@@ -64,6 +64,11 @@ struct sroce_dev {
 	atomic64_t qp_serials;
 	/* Bytes the ODP MRs span, at most the host's RAM (sroce_odp.c). */
 	atomic64_t odp_bytes;
+	/*
+	 * Truesize of the received requests waiting behind busy responders,
+	 * all QPs together, at most SROCE_RESP_INQ_DEV_BYTES (sroce_resp.c).
+	 */
+	atomic_long_t resp_inq_bytes;
 
 	/* Objects alive, checked against the limits in attr. */
 	atomic_t num_pds;

@@ -55,6 +55,15 @@
 #define SROCE_RESP_INQ_MAX	512
 
 /*
+ * Bytes (truesize) of requests queued on one device, all QPs together;
+ * beyond this they are dropped too. A queued skb is charged to no socket
+ * and no memory cgroup (the UDP tunnel hook takes it before either), so a
+ * peer keeping many QPs' runners busy (READ streams, a stack pushing back)
+ * would otherwise pin 512 packets on each of them.
+ */
+#define SROCE_RESP_INQ_DEV_BYTES	(32L << 20)
+
+/*
  * Requests executed, while more are queued, between the one that made an
  * ACK due and that ACK: under a sustained stream the queue may never run
  * dry, and the requester's window must still move.
@@ -408,6 +417,50 @@ bool sroce_resp_read_replay_ok(const struct sroce_resp_res *res, u64 va,
 static struct sroce_counters *sroce_resp_cnt(struct sroce_qp *qp)
 {
 	return &to_sdev(qp->ibqp.device)->counters;
+}
+
+/*
+ * Charge @truesize to a device's queued bytes @bytes if that stays within
+ * @limit: true if it did. Exported for KUnit.
+ */
+bool sroce_resp_inq_charge(atomic_long_t *bytes, unsigned int truesize,
+			   long limit)
+{
+	if (atomic_long_add_return(truesize, bytes) <= limit)
+		return true;
+	atomic_long_sub(truesize, bytes);
+	return false;
+}
+
+static atomic_long_t *sroce_resp_inq_bytes(struct sroce_qp *qp)
+{
+	return &to_sdev(qp->ibqp.device)->resp_inq_bytes;
+}
+
+/* @skb leaves inq: its bytes are no longer queued. resp.lock held. */
+static struct sk_buff *sroce_resp_inq_unlink(struct sroce_qp *qp,
+					     struct sk_buff *skb)
+{
+	__skb_unlink(skb, &qp->resp.inq);
+	atomic_long_sub(skb->truesize, sroce_resp_inq_bytes(qp));
+	return skb;
+}
+
+/* The oldest request queued on inq, taken off it, or NULL. resp.lock held. */
+static struct sk_buff *sroce_resp_inq_dequeue(struct sroce_qp *qp)
+{
+	struct sk_buff *skb = skb_peek(&qp->resp.inq);
+
+	return skb ? sroce_resp_inq_unlink(qp, skb) : NULL;
+}
+
+/* Free every request queued on inq. resp.lock held. */
+static void sroce_resp_inq_purge(struct sroce_qp *qp)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&qp->resp.inq)))
+		kfree_skb(sroce_resp_inq_unlink(qp, skb));
 }
 
 static u32 sroce_resp_mtu(struct sroce_qp *qp)
@@ -1540,14 +1593,11 @@ static void sroce_resp_do_flush(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 n = qp->rq.queue.index_mask + 1;
-	struct sk_buff_head drop;
 	struct ib_wc wc;
 
-	__skb_queue_head_init(&drop);
 	spin_lock_bh(&resp->lock);
-	skb_queue_splice_init(&resp->inq, &drop);
+	sroce_resp_inq_purge(qp);
 	spin_unlock_bh(&resp->lock);
-	__skb_queue_purge(&drop);
 
 	sroce_resp_out_clear(&resp->out);
 	resp->ack_pending = false;
@@ -1614,8 +1664,11 @@ static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
-	if (skb)
+	/* Back at the head, within the bound or not: it was queued before. */
+	if (skb) {
 		__skb_queue_head(&resp->inq, skb);
+		atomic_long_add(skb->truesize, sroce_resp_inq_bytes(qp));
+	}
 	mod_delayed_work(system_highpri_wq, &resp->work, delay);
 	spin_unlock_bh(&resp->lock);
 }
@@ -1642,8 +1695,9 @@ bool sroce_resp_is_reask(u16 opflags, u32 psn, u32 epsn)
  * stream. A walk of inq per READ request queued (reask_queued) bounds the
  * cost. Runner only, resp.lock held.
  */
-static struct sk_buff *sroce_resp_take_reask(struct sroce_resp *resp)
+static struct sk_buff *sroce_resp_take_reask(struct sroce_qp *qp)
 {
+	struct sroce_resp *resp = &qp->resp;
 	struct sk_buff *skb;
 
 	resp->reask_queued = false;
@@ -1651,10 +1705,8 @@ static struct sk_buff *sroce_resp_take_reask(struct sroce_resp *resp)
 		const struct sroce_pkt *pkt = (const struct sroce_pkt *)skb->cb;
 
 		if (sroce_resp_is_reask(pkt->info->flags, pkt->psn,
-					resp->psn)) {
-			__skb_unlink(skb, &resp->inq);
-			return skb;
-		}
+					resp->psn))
+			return sroce_resp_inq_unlink(qp, skb);
 	}
 	return NULL;
 }
@@ -1688,10 +1740,10 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 		ctl = resp->ctl;
 		resp->ctl = 0;
 		if (!skb && resp->out.kind == SROCE_RESP_OUT_NONE) {
-			skb = __skb_dequeue(&resp->inq);
+			skb = sroce_resp_inq_dequeue(qp);
 		} else if (!skb && resp->out.kind == SROCE_RESP_OUT_READ &&
 			   resp->reask_queued) {
-			skb = sroce_resp_take_reask(resp);
+			skb = sroce_resp_take_reask(qp);
 			reask = !!skb;
 		}
 		if (!ctl && !skb && resp->out.kind == SROCE_RESP_OUT_NONE &&
@@ -1811,7 +1863,10 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	if (resp->ctl & SROCE_RESP_CTL_DEAD)
 		goto drop;
 	if (resp->running) {
-		if (skb_queue_len(&resp->inq) >= SROCE_RESP_INQ_MAX)
+		if (skb_queue_len(&resp->inq) >= SROCE_RESP_INQ_MAX ||
+		    !sroce_resp_inq_charge(sroce_resp_inq_bytes(qp),
+					   skb->truesize,
+					   SROCE_RESP_INQ_DEV_BYTES))
 			goto drop;
 		__skb_queue_tail(&resp->inq, skb);
 		if (pkt->info->flags & SROCE_OPF_READ)
@@ -1901,7 +1956,7 @@ void sroce_resp_stop(struct sroce_qp *qp)
 
 	spin_lock_bh(&resp->lock);
 	resp->ctl |= SROCE_RESP_CTL_DEAD;
-	__skb_queue_purge(&resp->inq);
+	sroce_resp_inq_purge(qp);
 	spin_unlock_bh(&resp->lock);
 
 	/*

@@ -1070,12 +1070,20 @@ static void build_hdrs_rejects_what_parse_would(struct kunit *test)
 {
 	struct sroce_bth_fields f = { .opcode = 0x15 };
 	u8 buf[TEST_BUF_BYTES];
+	unsigned int i;
 
+	/* Refused, and what the buffer held before does not stay. */
+	memset(buf, 0xa5, sizeof(buf));
 	KUNIT_EXPECT_EQ(test, sroce_pkt_build_hdrs(buf, &f), -EINVAL);
+	for (i = 0; i < SROCE_BTH_BYTES; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %u", i);
 
 	f.opcode = SROCE_OP_RC_ACKNOWLEDGE;
 	f.pad = 1;
+	memset(buf, 0xa5, sizeof(buf));
 	KUNIT_EXPECT_EQ(test, sroce_pkt_build_hdrs(buf, &f), -EINVAL);
+	for (i = 0; i < SROCE_BTH_BYTES; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %u", i);
 }
 
 static void err_names_are_distinct(struct kunit *test)

@@ -110,6 +110,28 @@ static void reask(struct kunit *test)
 				       "opcode %#x", others[i]);
 }
 
+/* The device-wide bound on queued requests: exact, and undone on refusal. */
+static void inq_charge(struct kunit *test)
+{
+	atomic_long_t bytes = ATOMIC_LONG_INIT(0);
+
+	KUNIT_EXPECT_TRUE(test, sroce_resp_inq_charge(&bytes, 1024, 4096));
+	KUNIT_EXPECT_TRUE(test, sroce_resp_inq_charge(&bytes, 3072, 4096));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bytes), 4096);
+	/* Full: one byte more is refused and leaves the count as it was. */
+	KUNIT_EXPECT_FALSE(test, sroce_resp_inq_charge(&bytes, 1, 4096));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bytes), 4096);
+	atomic_long_sub(1024, &bytes);
+	KUNIT_EXPECT_FALSE(test, sroce_resp_inq_charge(&bytes, 1025, 4096));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bytes), 3072);
+	KUNIT_EXPECT_TRUE(test, sroce_resp_inq_charge(&bytes, 1024, 4096));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bytes), 4096);
+	/* One request larger than the whole bound never fits. */
+	atomic_long_set(&bytes, 0);
+	KUNIT_EXPECT_FALSE(test, sroce_resp_inq_charge(&bytes, 4097, 4096));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&bytes), 0);
+}
+
 static void opseq(struct kunit *test)
 {
 	static const u8 starts[] = {
@@ -566,6 +588,7 @@ static struct kunit_case sroce_resp_cases[] = {
 	KUNIT_CASE(psn_out_of_sequence),
 	KUNIT_CASE(ack_due),
 	KUNIT_CASE(reask),
+	KUNIT_CASE(inq_charge),
 	KUNIT_CASE(opseq),
 	KUNIT_CASE(access_checks),
 	KUNIT_CASE(atomic_write_checks),
