@@ -22,7 +22,9 @@
  */
 #include <linux/bottom_half.h>
 #include <linux/delay.h>
+#include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <net/dst.h>
 
 #include "sroce_counters.h"
 #include "sroce_cq.h"
@@ -1868,6 +1870,12 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 					   skb->truesize,
 					   SROCE_RESP_INQ_DEV_BYTES))
 			goto drop;
+		/*
+		 * It may wait: it keeps no route (a netdev reference) and no
+		 * conntrack entry (a namespace's cleanup waits for those).
+		 */
+		skb_dst_drop(skb);
+		nf_reset_ct(skb);
 		__skb_queue_tail(&resp->inq, skb);
 		if (pkt->info->flags & SROCE_OPF_READ)
 			resp->reask_queued = true;
