@@ -72,4 +72,18 @@ static inline void sroce_vm_flags_set(struct vm_area_struct *vma,
 #endif
 }
 
+/*
+ * The event handler the QP's consumer gave: newer cores install their own
+ * wrapper in ib_qp.event_handler, which calls the consumer's.
+ */
+static inline void (*sroce_qp_event_handler(const struct ib_qp *ibqp))
+	(struct ib_event *, void *)
+{
+#ifdef SROCE_KAPI_QP_REGISTERED_HANDLER
+	return ibqp->registered_event_handler;
+#else
+	return ibqp->event_handler;
+#endif
+}
+
 #endif /* _SROCE_COMPAT_H */

@@ -58,15 +58,16 @@ void sroce_bth_set(struct sroce_bth *bth, const struct sroce_bth_fields *f)
  * Return: the header length (the payload offset) on success, -EINVAL for
  * an opcode that is not in the table or a pad on an opcode with no payload.
  * The senders build only what the table allows and do not check; should
- * one ever get it wrong, the BTH is zeroed, not left as what the buffer
- * held before: no stale kernel bytes go out.
+ * one ever get it wrong, the headers (the BTH, for an unknown opcode) are
+ * zeroed, not left as what the buffer held before: no stale kernel bytes
+ * go out.
  */
 int sroce_pkt_build_hdrs(void *buf, const struct sroce_bth_fields *f)
 {
 	const struct sroce_opcode_info *info = sroce_opcode_info(f->opcode);
 
 	if (!info || (f->pad && !(info->flags & SROCE_OPF_PAYLOAD))) {
-		memset(buf, 0, SROCE_BTH_BYTES);
+		memset(buf, 0, info ? info->hdr_len : SROCE_BTH_BYTES);
 		return -EINVAL;
 	}
 

@@ -739,11 +739,9 @@ int sroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_recv_sge = qp->rq.max_sge;
 	attr->cap.max_inline_data = qp->sq.max_inline;
 
-	/*
-	 * No event_handler: on 6.6+ ibqp's is the core's wrapper, and a QP
-	 * created from these attributes would have it call itself.
-	 */
 	memset(init, 0, sizeof(*init));
+	/* The consumer's, not a core wrapper that would then call itself. */
+	init->event_handler = sroce_qp_event_handler(ibqp);
 	init->qp_context = ibqp->qp_context;
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;

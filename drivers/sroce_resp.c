@@ -456,13 +456,22 @@ static struct sk_buff *sroce_resp_inq_dequeue(struct sroce_qp *qp)
 	return skb ? sroce_resp_inq_unlink(qp, skb) : NULL;
 }
 
-/* Free every request queued on inq. resp.lock held. */
-static void sroce_resp_inq_purge(struct sroce_qp *qp)
+/*
+ * Move every request queued on inq to @list, for the caller to free after
+ * unlocking. resp.lock held.
+ */
+static void sroce_resp_inq_splice(struct sroce_qp *qp,
+				  struct sk_buff_head *list)
 {
 	struct sk_buff *skb;
+	long bytes = 0;
 
-	while ((skb = skb_peek(&qp->resp.inq)))
-		kfree_skb(sroce_resp_inq_unlink(qp, skb));
+	if (skb_queue_empty(&qp->resp.inq))
+		return;
+	skb_queue_walk(&qp->resp.inq, skb)
+		bytes += skb->truesize;
+	atomic_long_sub(bytes, sroce_resp_inq_bytes(qp));
+	skb_queue_splice_init(&qp->resp.inq, list);
 }
 
 static u32 sroce_resp_mtu(struct sroce_qp *qp)
@@ -1595,11 +1604,14 @@ static void sroce_resp_do_flush(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	u32 n = qp->rq.queue.index_mask + 1;
+	struct sk_buff_head drop;
 	struct ib_wc wc;
 
+	__skb_queue_head_init(&drop);
 	spin_lock_bh(&resp->lock);
-	sroce_resp_inq_purge(qp);
+	sroce_resp_inq_splice(qp, &drop);
 	spin_unlock_bh(&resp->lock);
+	__skb_queue_purge(&drop);
 
 	sroce_resp_out_clear(&resp->out);
 	resp->ack_pending = false;
@@ -1860,22 +1872,27 @@ void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 	struct sroce_resp *resp = &qp->resp;
 
 	memcpy(skb->cb, pkt, sizeof(*pkt));
+	/*
+	 * It may wait on inq: it keeps no route (a netdev reference) and no
+	 * conntrack entry (a namespace's cleanup waits for those).
+	 */
+	skb_dst_drop(skb);
+	nf_reset_ct(skb);
 
 	spin_lock_bh(&resp->lock);
 	if (resp->ctl & SROCE_RESP_CTL_DEAD)
 		goto drop;
 	if (resp->running) {
+		/*
+		 * The device's bound spares a QP's first queued request, so
+		 * that QPs kept busy by one peer cannot starve all others.
+		 */
 		if (skb_queue_len(&resp->inq) >= SROCE_RESP_INQ_MAX ||
 		    !sroce_resp_inq_charge(sroce_resp_inq_bytes(qp),
 					   skb->truesize,
-					   SROCE_RESP_INQ_DEV_BYTES))
+					   skb_queue_empty(&resp->inq) ?
+					   LONG_MAX : SROCE_RESP_INQ_DEV_BYTES))
 			goto drop;
-		/*
-		 * It may wait: it keeps no route (a netdev reference) and no
-		 * conntrack entry (a namespace's cleanup waits for those).
-		 */
-		skb_dst_drop(skb);
-		nf_reset_ct(skb);
 		__skb_queue_tail(&resp->inq, skb);
 		if (pkt->info->flags & SROCE_OPF_READ)
 			resp->reask_queued = true;
@@ -1958,14 +1975,17 @@ void sroce_resp_flush(struct sroce_qp *qp)
 void sroce_resp_stop(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
+	struct sk_buff_head drop;
 
 	if (!resp->inited)
 		return;
 
+	__skb_queue_head_init(&drop);
 	spin_lock_bh(&resp->lock);
 	resp->ctl |= SROCE_RESP_CTL_DEAD;
-	sroce_resp_inq_purge(qp);
+	sroce_resp_inq_splice(qp, &drop);
 	spin_unlock_bh(&resp->lock);
+	__skb_queue_purge(&drop);
 
 	/*
 	 * After DEAD nobody queues the work again. A work item that was

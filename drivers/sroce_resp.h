@@ -203,11 +203,13 @@ void sroce_resp_cleanup(struct sroce_qp *qp);
 void sroce_resp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		     struct sroce_pkt *pkt);
 
+/* The device's count of queued request bytes; exported for KUnit. */
+bool sroce_resp_inq_charge(atomic_long_t *bytes, unsigned int truesize,
+			   long limit);
+
 /* Pure decisions, exported for KUnit. */
 bool sroce_resp_ack_due(bool pending, bool queued, u32 executed);
 bool sroce_resp_is_reask(u16 opflags, u32 psn, u32 epsn);
-bool sroce_resp_inq_charge(atomic_long_t *bytes, unsigned int truesize,
-			   long limit);
 enum sroce_resp_psn_action sroce_resp_psn_check(u32 psn, u32 epsn,
 						bool *nak_sent);
 bool sroce_resp_opseq_ok(enum sroce_resp_msg msg, u16 opflags);

@@ -1078,12 +1078,14 @@ static void build_hdrs_rejects_what_parse_would(struct kunit *test)
 	for (i = 0; i < SROCE_BTH_BYTES; i++)
 		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %u", i);
 
+	/* A pad on an ACK: its AETH is cleared too. */
 	f.opcode = SROCE_OP_RC_ACKNOWLEDGE;
 	f.pad = 1;
 	memset(buf, 0xa5, sizeof(buf));
 	KUNIT_EXPECT_EQ(test, sroce_pkt_build_hdrs(buf, &f), -EINVAL);
-	for (i = 0; i < SROCE_BTH_BYTES; i++)
+	for (i = 0; i < SROCE_BTH_BYTES + 4; i++)
 		KUNIT_EXPECT_EQ_MSG(test, buf[i], 0, "byte %u", i);
+	KUNIT_EXPECT_EQ(test, buf[SROCE_BTH_BYTES + 4], 0xa5);
 }
 
 static void err_names_are_distinct(struct kunit *test)
