@@ -466,6 +466,7 @@ static void sroce_resp_inq_splice(struct sroce_qp *qp,
 	struct sk_buff *skb;
 	long bytes = 0;
 
+	/* Nothing queued: the device is not touched (a KUnit QP has none). */
 	if (skb_queue_empty(&qp->resp.inq))
 		return;
 	skb_queue_walk(&qp->resp.inq, skb)

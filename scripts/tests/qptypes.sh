@@ -15,8 +15,9 @@
 # (default: these nine), flush (Debian 13 guests only). ibv_uc_pingpong
 # -c checks the data it receives (where the tool has -c);
 # ibv_srq_pingpong checks every completion's status and QP; perftest
-# checks that every operation completes. ibv_xsrq_pingpong must fail cleanly: XRC is not supported, so
-# opening the XRC domain fails with EOPNOTSUPP (95). Each run is one check.
+# checks that every operation completes. ibv_xsrq_pingpong must fail
+# cleanly: XRC is not supported, so opening the XRC domain fails with
+# EOPNOTSUPP (95). Each run is one check.
 # qpstate runs /job/qpstate-test (scripts/tests/qpstate-test.c): the SQE
 # and SQD states of UD, UC and RC QPs on each sroce guest's own device.
 # veth runs two sroce devices over a veth pair: /job/av-race-test
