@@ -477,6 +477,117 @@ static void qp_sq_slot_free_before_completion(struct kunit *test)
 	qp_fixture_cleanup(&f);
 }
 
+/* Counts the asynchronous events of one kind a handler was given. */
+struct event_count {
+	enum ib_event_type type;
+	int calls;
+	int other;
+};
+
+static void count_event(struct ib_event *ev, void *ctx)
+{
+	struct event_count *c = ctx;
+
+	if (ev->event == c->type)
+		c->calls++;
+	else
+		c->other++;
+}
+
+/*
+ * IBTA 11.6.2: a completion that finds its CQ full is lost and the CQ's
+ * consumer learns it once (IB_EVENT_CQ_ERR); the CQEs already there are
+ * left as they were. Once the consumer has polled, the CQ takes
+ * completions again (flushes must still reach a ULP draining its QPs),
+ * and the event does not repeat until a resize clears the overrun.
+ */
+static void qp_cq_overrun_event_once(struct kunit *test)
+{
+	struct event_count ev = { .type = IB_EVENT_CQ_ERR };
+	struct ib_wc wc = { .status = IB_WC_SUCCESS, .opcode = IB_WC_RECV };
+	struct qp_fixture f;
+	struct ib_wc got;
+	u32 i, depth;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+	f.cq->ibcq.event_handler = count_event;
+	f.cq->ibcq.cq_context = &ev;
+	wc.qp = &f.qp->ibqp;
+	depth = f.cq->queue.index_mask;
+
+	for (i = 0; i < depth; i++) {
+		wc.wr_id = 0xc0 + i;
+		KUNIT_EXPECT_EQ(test, sroce_cq_post(f.cq, &wc, false), 0);
+	}
+	wc.wr_id = 0xdead;
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(f.cq, &wc, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(f.cq, &wc, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, ev.calls, 1);
+	KUNIT_EXPECT_TRUE(test, f.cq->overflowed);
+
+	KUNIT_ASSERT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &got), 1);
+	KUNIT_EXPECT_EQ(test, got.wr_id, 0xc0ULL);
+	wc.wr_id = 0xc1a;
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(f.cq, &wc, false), 0);
+	KUNIT_EXPECT_EQ(test, sroce_cq_post(f.cq, &wc, false), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, ev.calls, 1);
+	KUNIT_EXPECT_EQ(test, ev.other, 0);
+
+	/* Every entry as posted, in order, the late one last. */
+	for (i = 1; i < depth; i++) {
+		KUNIT_ASSERT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &got), 1);
+		KUNIT_EXPECT_EQ(test, got.wr_id, 0xc0ULL + i);
+	}
+	KUNIT_ASSERT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &got), 1);
+	KUNIT_EXPECT_EQ(test, got.wr_id, 0xc1aULL);
+	KUNIT_EXPECT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &got), 0);
+	qp_fixture_cleanup(&f);
+}
+
+/*
+ * IBTA 10.3.1 and 11.6.3: a QP on an SRQ that enters ERR completes the
+ * WQE it took from the SRQ as flushed, then raises Last WQE Reached,
+ * once: further errors in ERR (an engine's, a second modify) raise
+ * nothing more and complete nothing more.
+ */
+static void qp_srq_last_wqe_once(struct kunit *test)
+{
+	struct event_count ev = { .type = IB_EVENT_QP_LAST_WQE_REACHED };
+	struct ib_srq *srq;
+	struct qp_fixture f;
+	struct ib_wc wc;
+	int n;
+
+	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
+	/* Not dereferenced by a flush: only the held WQE's copy is. */
+	srq = kunit_kzalloc(test, sizeof(*srq), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, srq);
+	f.qp->ibqp.srq = srq;
+	f.qp->ibqp.event_handler = count_event;
+	f.qp->ibqp.qp_context = &ev;
+	f.qp->state = IB_QPS_RTS;
+	f.qp->attr.qp_state = IB_QPS_RTS;
+	f.qp->resp.rwqe->wr_id = 0x5e9;
+	f.qp->resp.have_wqe = true;
+
+	sroce_qp_error(f.qp);
+	sroce_qp_error(f.qp);
+	flush_work(&f.qp->flush_work);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(f.qp->state), IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, ev.calls, 1);
+	KUNIT_EXPECT_EQ(test, ev.other, 0);
+	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	if (n == 1) {
+		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x5e9ULL);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
+	}
+	KUNIT_EXPECT_FALSE(test, f.qp->resp.have_wqe);
+	KUNIT_EXPECT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &wc), 0);
+	f.qp->ibqp.srq = NULL;
+	qp_fixture_cleanup(&f);
+}
+
 /* A netdev whose ethtool answer differs from what the notifier cached. */
 static int test_get_link_ksettings(struct net_device *ndev,
 				   struct ethtool_link_ksettings *ks)
@@ -532,6 +643,8 @@ static struct kunit_case sroce_qp_cases[] = {
 	KUNIT_CASE(qp_send_error_after_recovery),
 	KUNIT_CASE(qp_late_flush),
 	KUNIT_CASE(qp_sq_slot_free_before_completion),
+	KUNIT_CASE(qp_cq_overrun_event_once),
+	KUNIT_CASE(qp_srq_last_wqe_once),
 	{}
 };
 
