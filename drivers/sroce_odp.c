@@ -203,9 +203,11 @@ static int sroce_odp_map(struct sroce_odp *odp, u64 start, u64 len,
 }
 
 /*
- * The range kept changing for a second (-EBUSY) or memory ran short: the
- * next access faults again. Anything else (no such mapping, no write
- * right, the process gone) is final.
+ * The range kept changing for a second (-EBUSY) or the core ran short of
+ * memory for its page list: the next access faults again. Anything else
+ * (no such mapping, no write right, the process gone) is final, a page
+ * fault that ran out of memory too: hmm_range_fault() reports it as
+ * -EFAULT (mlx5 fails such an access the same way).
  */
 static bool sroce_odp_map_err_final(int err)
 {

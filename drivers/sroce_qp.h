@@ -225,6 +225,18 @@ static inline bool sroce_qp_state_receives(enum ib_qp_state state)
 	       state == IB_QPS_SQD || state == IB_QPS_SQE;
 }
 
+/*
+ * The PD a receive WQE's L_Keys were granted in: the SRQ's for a WQE taken
+ * from an SRQ, which QPs of other PDs may share. IBTA leaves the QP's and
+ * the SRQ's PDs independent; ConnectX checks against the SRQ's (its SRQ
+ * context holds the PD) and so does siw. rdma_rxe checks the QP's, which
+ * refuses the SRQ's own MRs and grants the QP's.
+ */
+static inline struct ib_pd *sroce_qp_recv_pd(const struct sroce_qp *qp)
+{
+	return qp->ibqp.srq ? qp->ibqp.srq->pd : qp->ibqp.pd;
+}
+
 /* A consistent copy of @qp's address vector, from any context. */
 static inline void sroce_qp_av(const struct sroce_qp *qp, struct sroce_av *av)
 {

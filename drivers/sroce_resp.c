@@ -1029,7 +1029,7 @@ static void sroce_resp_exec_send(struct sroce_qp *qp,
 	if ((opflags & SROCE_OPF_FIRST) && !sroce_resp_get_wqe(qp, pkt))
 		return;
 
-	err = sroce_sge_copy_skb(to_sdev(qp->ibqp.device), qp->ibqp.pd,
+	err = sroce_sge_copy_skb(to_sdev(qp->ibqp.device), sroce_qp_recv_pd(qp),
 				 &resp->cursor, skb,
 				 sroce_recv_payload_off(skb, pkt), pkt->paylen,
 				 IB_ACCESS_LOCAL_WRITE);

@@ -428,10 +428,10 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_ud_grh_fill(grh, skb_network_header(skb), ipv6);
 	sroce_sge_cursor_init(&cursor, resp->rwqe->sge, resp->rwqe->num_sge);
-	err = sroce_sge_copy(sdev, qp->ibqp.pd, &cursor, grh, sizeof(grh),
+	err = sroce_sge_copy(sdev, sroce_qp_recv_pd(qp), &cursor, grh, sizeof(grh),
 			     IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 	if (!err)
-		err = sroce_sge_copy_skb(sdev, qp->ibqp.pd, &cursor, skb,
+		err = sroce_sge_copy_skb(sdev, sroce_qp_recv_pd(qp), &cursor, skb,
 					 sroce_recv_payload_off(skb, pkt),
 					 pkt->paylen, IB_ACCESS_LOCAL_WRITE);
 	/*

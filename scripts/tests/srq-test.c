@@ -18,6 +18,8 @@
  *  - UC: a SEND that finds no receive WQE is dropped (no RNR), the
  *    sender's WQE completes anyway, and the next SEND is delivered; RDMA
  *    WRITE with immediate lands data and completes a receive;
+ *  - a QP in one PD on an SRQ of another: the SRQ's PD grants the WQEs'
+ *    L_Keys, the QP's does not;
  *  - UD on an SRQ: datagrams take its WQEs in order; one too long for
  *    the WQE at the head is dropped and leaves the WQE to the next.
  *
@@ -50,7 +52,8 @@ static uint8_t *sbuf, *rbuf;
 static union ibv_gid gid;
 static int gidx;
 
-static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_srq *srq)
+static struct ibv_qp *make_qp_in(struct ibv_pd *in, enum ibv_qp_type type,
+				 struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr a = {
 		.send_cq = scq,
@@ -65,7 +68,12 @@ static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_srq *srq)
 		.qp_type = type,
 	};
 
-	return ibv_create_qp(pd, &a);
+	return ibv_create_qp(in, &a);
+}
+
+static struct ibv_qp *make_qp(enum ibv_qp_type type, struct ibv_srq *srq)
+{
+	return make_qp_in(pd, type, srq);
 }
 
 static int qp_to(struct ibv_qp *qp, enum ibv_qp_state state, uint32_t dqpn)
@@ -147,17 +155,23 @@ static int send_msg(struct ibv_qp *qp, uint8_t fill, enum ibv_wr_opcode op,
 	return wc.status;
 }
 
-static int post_srq(struct ibv_srq *srq, uint64_t wr_id, int slot)
+static int post_srq_key(struct ibv_srq *srq, uint64_t wr_id, int slot,
+			uint32_t lkey)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)(rbuf + slot * SLOT), .length = SLOT,
-		.lkey = mr->lkey,
+		.lkey = lkey,
 	};
 	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
 				  .num_sge = 1 };
 	struct ibv_recv_wr *bad;
 
 	return ibv_post_srq_recv(srq, &wr, &bad);
+}
+
+static int post_srq(struct ibv_srq *srq, uint64_t wr_id, int slot)
+{
+	return post_srq_key(srq, wr_id, slot, mr->lkey);
 }
 
 static int slot_holds(int slot, uint8_t fill)
@@ -373,6 +387,63 @@ static void srq_tests(void)
 	garbage_case(srq, "num_sge 1000", 1000, 64, 0xbad1);
 	garbage_case(srq, "length 2 x 2^31", 2, 0x80000000u, 0xbad2);
 	check(!ibv_destroy_srq(srq), "destroy SRQ");
+}
+
+/*
+ * A QP of one PD on an SRQ of another: the SRQ's WQEs are checked in the
+ * SRQ's PD (as ConnectX and siw do), so an MR of the SRQ's PD receives
+ * and an MR of the QP's PD is a local protection error.
+ */
+static void srq_pd_tests(void)
+{
+	struct ibv_srq_init_attr init = {
+		.attr = { .max_wr = 8, .max_sge = 1 },
+	};
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_srq *srq = NULL;
+	struct ibv_mr *mr2 = NULL;
+	struct ibv_pd *pd2;
+	struct ibv_wc wc = {};
+	void *elem = NULL;
+	int st, ev, ok;
+
+	pd2 = ibv_alloc_pd(ctx);
+	if (pd2)
+		mr2 = ibv_reg_mr(pd2, rbuf, SLOT * NSLOTS,
+				 IBV_ACCESS_LOCAL_WRITE);
+	if (mr2)
+		srq = ibv_create_srq(pd2, &init);
+	if (srq) {
+		a = make_qp(IBV_QPT_RC, NULL);
+		b = make_qp_in(pd, IBV_QPT_RC, srq);
+	}
+	if (!check(a && b && !connect_pair(a, b),
+		   "RC pair, receiver in PD A on an SRQ of PD B"))
+		exit(1);
+
+	memset(rbuf + 40 * SLOT, 0, 2 * SLOT);
+	check(!post_srq_key(srq, 0x300, 40, mr2->lkey) &&
+	      !post_srq_key(srq, 0x301, 41, mr->lkey), "post 2 receives");
+	st = send_msg(a, 0x61, IBV_WR_SEND, 0, 0);
+	check(st == IBV_WC_SUCCESS && poll_one(rcq, &wc, 5000) &&
+	      wc.status == IBV_WC_SUCCESS && wc.wr_id == 0x300 &&
+	      slot_holds(40, 0x61),
+	      "a WQE with an L_Key of the SRQ's PD receives (send %d)", st);
+	st = send_msg(a, 0x62, IBV_WR_SEND, 0, 0);
+	ok = poll_one(rcq, &wc, 5000);
+	check(st == IBV_WC_REM_OP_ERR && ok &&
+	      wc.status == IBV_WC_LOC_PROT_ERR && wc.wr_id == 0x301 &&
+	      rbuf[41 * SLOT] == 0,
+	      "one with an L_Key of the QP's PD: local protection error, nothing written (send %d, receive %d)",
+	      st, wc.status);
+	ev = async_event(ctx, 2000, &elem);
+	check(ev == IBV_EVENT_QP_LAST_WQE_REACHED && elem == b,
+	      "the receiver's ERR: last WQE reached (event %d)", ev);
+
+	ibv_destroy_qp(a);
+	ibv_destroy_qp(b);
+	check(!ibv_destroy_srq(srq) && !ibv_dereg_mr(mr2) &&
+	      !ibv_dealloc_pd(pd2), "destroy SRQ, MR and PD of PD B");
 }
 
 static void uc_tests(void)
@@ -619,6 +690,7 @@ int main(int argc, char **argv)
 		return uc_target(argv[4], argv[5], atoi(argv[6]));
 
 	srq_tests();
+	srq_pd_tests();
 	uc_tests();
 	ud_srq_tests();
 
