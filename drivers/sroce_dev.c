@@ -188,6 +188,8 @@ static void sroce_dev_dealloc(struct ib_device *ibdev)
 	netdev_put(sdev->ndev, &sdev->ndev_tracker);
 }
 
+static int sroce_dev_enable(struct ib_device *ibdev);
+
 static const struct ib_device_ops sroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_RXE,
@@ -216,6 +218,7 @@ static const struct ib_device_ops sroce_dev_ops = {
 	.destroy_srq = sroce_destroy_srq,
 	.detach_mcast = sroce_detach_mcast,
 	.disassociate_ucontext = sroce_disassociate_ucontext,
+	.enable_driver = sroce_dev_enable,
 	.device_group = &sroce_dev_attr_group,
 	.fill_res_qp_entry = sroce_fill_res_qp_entry,
 	.get_dma_mr = sroce_get_dma_mr,
@@ -362,6 +365,32 @@ static void sroce_port_update(struct sroce_dev *sdev)
 		   new_state == IB_PORT_ACTIVE ? "active" : "down");
 }
 
+/*
+ * The core enables a device at registration (newlink binds it afterwards)
+ * and again after `rdma dev set DEV netns NS` has moved it. While it was
+ * disabled, ib_device_try_get() failed and the netdev notifier could not
+ * find it, so a move of its netdev in that window went unseen: the device
+ * would still hold the sockets of the namespace the netdev left. Follow
+ * the netdev now, as the notifier would have.
+ */
+static int sroce_dev_enable(struct ib_device *ibdev)
+{
+	struct sroce_dev *sdev = to_sdev(ibdev);
+
+	rtnl_lock();
+	if (sdev->was_enabled && sdev->ndev->reg_state == NETREG_REGISTERED) {
+		sroce_xmit_dev_freeze_routes(sdev);
+		if (sroce_net_bind(sdev))
+			ib_unregister_device_queued(ibdev);
+		else
+			sroce_xmit_dev_thaw_routes(sdev);
+		sroce_port_update(sdev);
+	}
+	sdev->was_enabled = true;
+	rtnl_unlock();
+	return 0;
+}
+
 /**
  * sroce_dev_get_by_netdev() - find the sroce device bound to a netdev
  * @ndev: the netdev
@@ -470,8 +499,14 @@ static int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	 * gone meanwhile, before the notifier could see this device.
 	 */
 	rtnl_lock();
+	/*
+	 * Not gettable: being unregistered (link del, netdev gone), which
+	 * looks to the user like an add followed by a delete, or disabled
+	 * for `rdma dev set netns`, whose re-enable binds it
+	 * (sroce_dev_enable()). Either way the add itself succeeded.
+	 */
 	if (!ib_device_try_get(&sdev->ibdev)) {
-		err = -ENODEV;
+		err = 0;
 		goto out_unlock;
 	}
 	err = ndev->reg_state == NETREG_REGISTERED ? sroce_net_bind(sdev) : -ENODEV;

@@ -59,6 +59,11 @@ struct sroce_dev {
 	 * disabled and leaves the caches alone while it is set.
 	 */
 	bool routes_frozen;
+	/*
+	 * sroce_dev_enable() has run: a later call is the core enabling the
+	 * device again after `rdma dev set DEV netns`. Under RTNL.
+	 */
+	bool was_enabled;
 
 	/* The last QP serial handed out (sroce_qp.h). */
 	atomic64_t qp_serials;

@@ -192,9 +192,23 @@ static void sroce_net_port_busy(struct net *net, int err)
 		       SROCE_UDP_PORT);
 }
 
+static void __sroce_net_unbind(struct sroce_dev *sdev)
+{
+	lockdep_assert_held(&sroce_net_lock);
+	hlist_del_init_rcu(&sdev->sock_node);
+	sroce_net_put(sdev->sock_net);
+	sdev->sock_net = NULL;
+	/* No packet still runs on the device once this returns. */
+	synchronize_net();
+}
+
 /**
  * sroce_net_bind() - give a device the sockets of its netdev's namespace
- * @sdev: the device, not bound
+ * @sdev: the device, bound there already, elsewhere, or not at all
+ *
+ * A device still bound to another namespace lets go of it first: its
+ * netdev moved while the notifier could not see the device (see
+ * sroce_dev_enable()).
  *
  * Context: process; takes sroce_net_lock. The netdev stays in its
  * namespace meanwhile (RTNL held, or the netdev just found by name).
@@ -206,6 +220,8 @@ int sroce_net_bind(struct sroce_dev *sdev)
 	int err = 0;
 
 	mutex_lock(&sroce_net_lock);
+	if (sdev->sock_net && !net_eq(sdev->sock_net, net))
+		__sroce_net_unbind(sdev);
 	if (!sdev->sock_net) {
 		err = sroce_net_get(net);
 		if (!err) {
@@ -219,16 +235,6 @@ int sroce_net_bind(struct sroce_dev *sdev)
 	if (err)
 		sroce_net_port_busy(net, err);
 	return err;
-}
-
-static void __sroce_net_unbind(struct sroce_dev *sdev)
-{
-	lockdep_assert_held(&sroce_net_lock);
-	hlist_del_init_rcu(&sdev->sock_node);
-	sroce_net_put(sdev->sock_net);
-	sdev->sock_net = NULL;
-	/* No packet still runs on the device once this returns. */
-	synchronize_net();
 }
 
 /**
