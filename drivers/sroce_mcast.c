@@ -44,6 +44,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/jhash.h>
+#include <linux/random.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <net/addrconf.h>
@@ -111,6 +112,7 @@ void sroce_mcast_table_init(struct sroce_mcast_table *tbl,
 	mutex_init(&tbl->lock);
 	for (i = 0; i < ARRAY_SIZE(tbl->hash); i++)
 		INIT_HLIST_HEAD(&tbl->hash[i]);
+	tbl->hash_seed = get_random_u32();
 	tbl->num_grps = 0;
 	tbl->num_attach = 0;
 	tbl->max_grps = max_grps;
@@ -150,7 +152,7 @@ void sroce_mcast_table_destroy(struct sroce_mcast_table *tbl)
 static struct hlist_head *sroce_mcast_bucket(struct sroce_mcast_table *tbl,
 					     const union ib_gid *mgid)
 {
-	u32 h = jhash(mgid->raw, sizeof(mgid->raw), 0);
+	u32 h = jhash(mgid->raw, sizeof(mgid->raw), tbl->hash_seed);
 
 	return &tbl->hash[hash_32(h, SROCE_MCAST_HASH_BITS)];
 }
@@ -213,12 +215,12 @@ int sroce_mcast_table_attach(struct sroce_mcast_table *tbl,
 	    (!grp && tbl->num_grps >= tbl->max_grps))
 		return -ENOMEM;
 
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->qp = qp;
 	if (!grp) {
-		grp = kzalloc(sizeof(*grp), GFP_KERNEL);
+		grp = kzalloc(sizeof(*grp), GFP_KERNEL_ACCOUNT);
 		if (!grp) {
 			kfree(m);
 			return -ENOMEM;

@@ -20,7 +20,7 @@ struct sroce_pkt;
 struct sroce_anchor;
 struct sroce_qp;
 
-#define SROCE_MCAST_HASH_BITS	6
+#define SROCE_MCAST_HASH_BITS	8
 
 /* Where a group's packets go on the wire (RoCEv2 Annex A17). */
 struct sroce_mcast_addr {
@@ -65,6 +65,12 @@ struct sroce_mcast_table {
 	 */
 	struct mutex lock;
 	struct hlist_head hash[1 << SROCE_MCAST_HASH_BITS];
+	/*
+	 * Random per table: a local user cannot pick MGIDs that all share
+	 * the bucket of a group the host receives, whose every packet
+	 * walks its bucket in softirq.
+	 */
+	u32 hash_seed;
 	unsigned int num_grps;
 	unsigned int num_attach;
 	unsigned int max_grps;		/* max_mcast_grp */

@@ -2,10 +2,12 @@
 /*
  * KUnit tests for multicast: the IP and MAC address of a RoCEv2 MGID
  * (IPv4 v4-mapped and IPv6, and what is not a multicast GID), and the
- * group table's attach and detach rules and limits.
+ * group table's attach and detach rules, limits and hash seed.
  */
 #include <kunit/test.h>
+#include <linux/hash.h>
 #include <linux/in6.h>
+#include <linux/jhash.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 
@@ -212,11 +214,60 @@ static void table_limits(struct kunit *test)
 	sroce_mcast_table_destroy(tbl);
 }
 
+/*
+ * MGIDs chosen to share one bucket under a known hash seed (0, as before
+ * the seed) spread out under the table's own random one: a local user
+ * cannot stack the bucket of a group the host receives. 32 MGIDs in 256
+ * buckets: a chain of 8 under a random seed has odds below 1e-8.
+ */
+static void table_hash_seeded(struct kunit *test)
+{
+	const unsigned int n = 32, buckets = 1U << SROCE_MCAST_HASH_BITS;
+	union ib_gid target = gid_v4(224, 0, 0, 1);
+	struct sroce_mcast_table *tbl;
+	unsigned int found = 0, longest = 0, i;
+	u32 want, g;
+	bool created;
+
+	tbl = kunit_kzalloc(test, sizeof(*tbl), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tbl);
+	sroce_mcast_table_init(tbl, n, 1, n);
+	want = hash_32(jhash(target.raw, sizeof(target.raw), 0),
+		       SROCE_MCAST_HASH_BITS);
+
+	mutex_lock(&tbl->lock);
+	for (g = 0; found < n && g < (1U << 23); g++) {
+		union ib_gid mgid = gid_v4(239, g >> 16, g >> 8, g);
+
+		if (hash_32(jhash(mgid.raw, sizeof(mgid.raw), 0),
+			    SROCE_MCAST_HASH_BITS) != want)
+			continue;
+		KUNIT_EXPECT_EQ(test, sroce_mcast_table_attach(tbl, &mgid,
+							       QP(0), &created),
+				0);
+		found++;
+	}
+	KUNIT_ASSERT_EQ(test, found, n);
+	for (i = 0; i < buckets; i++) {
+		struct sroce_mcast_grp *grp;
+		unsigned int len = 0;
+
+		hlist_for_each_entry(grp, &tbl->hash[i], node)
+			len++;
+		longest = max(longest, len);
+	}
+	mutex_unlock(&tbl->lock);
+	KUNIT_EXPECT_EQ(test, tbl->num_grps, n);
+	KUNIT_EXPECT_LT(test, longest, 8U);
+	sroce_mcast_table_destroy(tbl);
+}
+
 static struct kunit_case sroce_mcast_test_cases[] = {
 	KUNIT_CASE(addr_ipv4),
 	KUNIT_CASE(addr_ipv6),
 	KUNIT_CASE(addr_not_multicast),
 	KUNIT_CASE(table_limits),
+	KUNIT_CASE(table_hash_seeded),
 	{}
 };
 
