@@ -404,7 +404,6 @@ static void qp_late_flush(struct kunit *test)
 {
 	struct qp_fixture f;
 	struct ib_wc wc;
-	int n;
 
 	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
 	f.qp->ibqp.qp_type = IB_QPT_UD;
@@ -420,12 +419,7 @@ static void qp_late_flush(struct kunit *test)
 	f.qp->state = IB_QPS_SQE;
 	f.qp->attr.qp_state = IB_QPS_SQE;
 	sroce_req_flush(f.qp);
-	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
-	KUNIT_EXPECT_EQ(test, n, 1);
-	if (n == 1) {
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x1a7eULL);
-		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
-	}
+	expect_flushed(test, &f, 0x1a7e);
 	KUNIT_EXPECT_TRUE(test, f.qp->req.stopped);
 	qp_fixture_cleanup(&f);
 }
@@ -556,7 +550,6 @@ static void qp_srq_last_wqe_once(struct kunit *test)
 	struct ib_srq *srq;
 	struct qp_fixture f;
 	struct ib_wc wc;
-	int n;
 
 	KUNIT_ASSERT_EQ(test, qp_fixture_init(test, &f), 0);
 	/* Not dereferenced by a flush: only the held WQE's copy is. */
@@ -572,16 +565,10 @@ static void qp_srq_last_wqe_once(struct kunit *test)
 
 	sroce_qp_error(f.qp);
 	sroce_qp_error(f.qp);
-	flush_work(&f.qp->flush_work);
+	expect_flushed(test, &f, 0x5e9);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(f.qp->state), IB_QPS_ERR);
 	KUNIT_EXPECT_EQ(test, ev.calls, 1);
 	KUNIT_EXPECT_EQ(test, ev.other, 0);
-	n = sroce_poll_cq(&f.cq->ibcq, 1, &wc);
-	KUNIT_EXPECT_EQ(test, n, 1);
-	if (n == 1) {
-		KUNIT_EXPECT_EQ(test, wc.wr_id, 0x5e9ULL);
-		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_WR_FLUSH_ERR);
-	}
 	KUNIT_EXPECT_FALSE(test, f.qp->resp.have_wqe);
 	KUNIT_EXPECT_EQ(test, sroce_poll_cq(&f.cq->ibcq, 1, &wc), 0);
 	f.qp->ibqp.srq = NULL;
