@@ -83,7 +83,8 @@ static struct sroce_dev *sroce_net_dev_of_rcu(struct net_device *ndev)
 }
 
 struct sroce_dev *sroce_net_local_dev_rcu(struct net *net,
-					  const struct sroce_av *av)
+					  const struct sroce_av *av,
+					  struct net_device **ndevp)
 {
 	struct net_device *ndev;
 
@@ -91,6 +92,7 @@ struct sroce_dev *sroce_net_local_dev_rcu(struct net *net,
 		ndev = __ip_dev_find(net, av->daddr.v4, false);
 	else
 		ndev = ipv6_dev_find(net, &av->daddr.v6, NULL);
+	*ndevp = ndev;
 	return ndev ? sroce_net_dev_of_rcu(ndev) : NULL;
 }
 

@@ -16,11 +16,13 @@ void sroce_net_unbind(struct sroce_dev *sdev);
 /*
  * The device of namespace @net whose netdev (or a VLAN above it) holds
  * @av's destination address, as the device a packet to it would reach
- * through the stack; NULL if none. Caller holds rcu_read_lock() (or has
- * BH disabled) for as long as it uses the device.
+ * through the stack, and in @ndevp the netdev holding the address (the
+ * VLAN's, which the packet arrives on); NULL if none. Caller holds
+ * rcu_read_lock() (or has BH disabled) for as long as it uses either.
  */
 struct sroce_dev *sroce_net_local_dev_rcu(struct net *net,
-					  const struct sroce_av *av);
+					  const struct sroce_av *av,
+					  struct net_device **ndevp);
 
 int sroce_net_init(void);
 void sroce_net_exit(void);

@@ -56,8 +56,16 @@ struct sroce_pkt {
 	u8				opcode;
 	u8				pad;
 	u8				off[SROCE_NUM_HDRS];
+	/*
+	 * The VLAN the packet arrived on, SROCE_PKT_NO_VLAN if untagged: set
+	 * by sroce_recv() while skb->dev is still held, for the datagram
+	 * completions whose reply address handles the core builds.
+	 */
+	u16				vlan_id;
 	enum sroce_pkt_err		err;
 };
+
+#define SROCE_PKT_NO_VLAN	0xffff
 
 /**
  * struct sroce_bth_fields - BTH field values in host order

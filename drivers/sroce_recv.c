@@ -264,6 +264,8 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + pkt.info->hdr_len))
 		goto malformed;
 	pkt.hdr = skb->data + sizeof(struct udphdr);
+	pkt.vlan_id = skb->dev && is_vlan_dev(skb->dev) ?
+		      vlan_dev_vlan_id(skb->dev) : SROCE_PKT_NO_VLAN;
 
 	if (!sroce_icrc_check(skb)) {
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_BAD_ICRC);

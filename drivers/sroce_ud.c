@@ -472,6 +472,15 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 			ether_addr_copy(wc.smac, eth_hdr(skb)->h_source);
 			wc.wc_flags |= IB_WC_WITH_SMAC;
 		}
+		/*
+		 * The core matches the reply's source GID by VLAN too: without
+		 * it no GID of a VLAN address matches, and rdma_cm drops
+		 * every connect request sent to one.
+		 */
+		if (pkt->vlan_id != SROCE_PKT_NO_VLAN) {
+			wc.vlan_id = pkt->vlan_id;
+			wc.wc_flags |= IB_WC_WITH_VLAN;
+		}
 	}
 	sroce_counter_inc(&sdev->counters, SROCE_CNT_RDMA_RECVS);
 	/* IBTA 11.4.2.2: a CQ overrun is fatal to the QP. */

@@ -437,7 +437,8 @@ bool sroce_xmit_looping(void)
  * with a budget, and a requester kicked by an answer does not send from
  * inside the loop (sroce_req_answered()).
  */
-static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
+static void sroce_xmit_loop(struct sroce_dev *sdev, struct net_device *ndev,
+			    struct sk_buff *skb)
 {
 	struct sroce_xmit_lo *lo;
 
@@ -445,7 +446,8 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
 	skb_pull(skb, skb_transport_offset(skb));
 	skb->pkt_type = PACKET_HOST;
 	skb->ip_summed = CHECKSUM_UNNECESSARY;
-	skb->dev = sdev->ndev;
+	/* As from the wire: the netdev holding the address, a VLAN's too. */
+	skb->dev = ndev;
 	memset(skb->cb, 0, sizeof(skb->cb));
 	sroce_xmit_lo_cb(skb)->sdev = sdev;
 	skb->next = NULL;
@@ -478,12 +480,13 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct sk_buff *skb)
  * The same for what may be a train: this host receives packet by packet,
  * so the kernel's segmentation cuts it first, as it would on the wire.
  */
-static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
+static void sroce_xmit_loop_segs(struct sroce_dev *sdev,
+				 struct net_device *ndev, struct sk_buff *skb)
 {
 	struct sk_buff *segs, *next;
 
 	if (!skb_is_gso(skb)) {
-		sroce_xmit_loop(sdev, skb);
+		sroce_xmit_loop(sdev, ndev, skb);
 		return;
 	}
 	memset(skb->cb, 0, sizeof(skb->cb));
@@ -493,7 +496,7 @@ static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
 		return;
 	skb_list_walk_safe(segs, skb, next) {
 		skb_mark_not_on_list(skb);
-		sroce_xmit_loop(sdev, skb);
+		sroce_xmit_loop(sdev, ndev, skb);
 	}
 }
 
@@ -508,12 +511,13 @@ static void sroce_xmit_loop_segs(struct sroce_dev *sdev, struct sk_buff *skb)
 static void sroce_xmit_local(struct net *net, struct sroce_dev *sdev,
 			     const struct sroce_av *av, struct sk_buff *skb)
 {
+	struct net_device *ndev;
 	struct sroce_dev *peer;
 
 	local_bh_disable();
-	peer = sroce_net_local_dev_rcu(net, av);
+	peer = sroce_net_local_dev_rcu(net, av, &ndev);
 	if (peer) {
-		sroce_xmit_loop_segs(peer, skb);
+		sroce_xmit_loop_segs(peer, ndev, skb);
 	} else {
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 		kfree_skb(skb);

@@ -328,9 +328,9 @@ guest_steps() {
 	gstep rc-mtu9000 -n 2 -m 9000 -t 900 "$tests/rc.sh" pair sroce sroce swcsum \
 		$one
 	gstep cm-sroce -n 2 -t 900 -f "$tests/roce-inject.py" \
-		"$tests/cm.sh" pair sroce sroce ipv6 hostile $one
-	gstep cm-rxe -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6
-	gstep cm-loopback -n 1 -t 900 "$tests/cm.sh" loopback sroce ipv6
+		"$tests/cm.sh" pair sroce sroce ipv6 hostile vlan $one
+	gstep cm-rxe -n 2 -t 900 "$tests/cm.sh" pair sroce rxe interop ipv6 vlan
+	gstep cm-loopback -n 1 -t 900 "$tests/cm.sh" loopback sroce ipv6 vlan
 	gstep cm-mcast -n 2 -t 400 -f "$out/mcast-ud" \
 		"$tests/cm.sh" mcast sroce sroce ipv6
 	gstep cc-nomark -n 2 -t 400 -f "$SROCE_TOP/tools/sroce-cc" \

@@ -21,7 +21,10 @@
 # the tests that rdma_rxe on the other end supports the same way (UD
 # pingpong, rping, ucmatose, udaddy); hostile, guest 1 also sends guest 0
 # malformed UD packets (roce-inject.py, passed with -f) and guest 0 checks
-# that each was dropped and counted.
+# that each was dropped and counted; vlan, the first five tests (UD
+# pingpong and rdma_cm) again over the addresses of a VLAN on eth0 (eth0.5:
+# 10.77.6.N, fd77:6::N), whose GIDs the device has too: rdma_cm's passive
+# side builds its reply from the VLAN the request came on.
 #
 # ibv_ud_pingpong -c and rping -V check the data they receive; perftest
 # checks that every operation completes; rping also has to show every
@@ -45,12 +48,13 @@ else
 fi
 mytype=${types[$GUEST_ID]}
 dev=${mytype}0
-families=(4) interop='' hostile='' pair_servers=(0 1)
+families=(4) interop='' hostile='' vlan='' pair_servers=(0 1)
 for opt in "$@"; do
 	case $opt in
 	ipv6) families=(4 6) ;;
 	interop) interop=1 ;;
 	hostile) hostile=1 ;;
+	vlan) vlan=1 ;;
 	servers=*) set_servers "$opt" && pair_servers=("${servers[@]}") ;;
 	*) bail "unknown option '$opt'" ;;
 	esac
@@ -406,6 +410,48 @@ for f in "${families[@]}"; do
 		done
 	done
 done
+
+# vlan_gids N: eth0.5 (VLAN 5 on eth0) up with 10.77.6.N and fd77:6::N,
+# and the device's GIDs of both there.
+vlan_gids() {
+	local _
+	ip link add link eth0 name eth0.5 type vlan id 5 &&
+		ip addr add "10.77.6.$1/24" dev eth0.5 &&
+		ip -6 addr add "fd77:6::$1/64" dev eth0.5 nodad &&
+		ip link set eth0.5 up || return 1
+	for _ in $(seq 50); do
+		roce_gid_index "$dev" "10.77.6.$1" >/dev/null &&
+			roce_gid_index "$dev" "fd77:6::$1" >/dev/null && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+if [ -n "$vlan" ]; then
+	vn=$((GUEST_ID + 1)) pn=$((2 - GUEST_ID))
+	[ "$mode" = loopback ] && pn=$vn
+	check "VLAN 5 on eth0 and its GIDs" vlan_gids "$vn"
+	[ "$mode" = loopback ] || barrier vlan-up
+	interop=1
+	for f in "${families[@]}"; do
+		if [ "$f" = 6 ]; then
+			my_ip=fd77:6::$vn peer_ip=fd77:6::$pn fam=' VLAN IPv6'
+		else
+			my_ip=10.77.6.$vn peer_ip=10.77.6.$pn fam=' VLAN'
+		fi
+		gid=$(roce_gid_index "$dev" "$my_ip")
+		oob_ip=$PEER_IP4 servers=("${pair_servers[@]}")
+		if [ "$mode" = loopback ]; then
+			oob_ip=$GUEST_IP4 servers=(0)
+		fi
+		family_tests "$f"
+		for server in "${servers[@]}"; do
+			for t in "${tests[@]}"; do
+				one_test "$server" "$t"
+			done
+		done
+	done
+fi
 
 [ -z "$hostile" ] || hostile_test
 
