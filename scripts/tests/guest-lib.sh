@@ -315,8 +315,9 @@ run_client() {
 		timeout "${TOOL_TIMEOUT:-$((150 * ${TIME_FACTOR:-1}))}" "$@" >"$log" 2>&1
 		rc=$?
 		# Not listening yet: refused, or with rdma_cm rejected for an
-		# unknown service ID (reason 8).
-		grep -qiE "couldn't connect|connection refused|Unable to connect|RDMA_CM_EVENT_REJECTED; error: 8" \
+		# unknown service ID (reason 8): perftest prints "...REJECTED;
+		# error: 8", rping "...REJECTED, error 8".
+		grep -qiE "couldn't connect|connection refused|Unable to connect|RDMA_CM_EVENT_REJECTED[;,] error:? 8" \
 			"$log" || return $rc
 		# The next attempt overwrites $log: keep this one's output.
 		{
