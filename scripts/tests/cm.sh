@@ -393,22 +393,29 @@ one_test() {
 	port=$((port + 1))
 }
 
-for f in "${families[@]}"; do
-	if [ "$f" = 6 ]; then
-		my_ip=$GUEST_IP6 peer_ip=$PEER_IP6 gid=$gid6 fam=' IPv6'
-	else
-		my_ip=$GUEST_IP4 peer_ip=$PEER_IP4 gid=$gid4 fam=''
-	fi
+# run_family F MY_IP PEER_IP GID SUFFIX: family F's tests from MY_IP to
+# PEER_IP (in loopback to MY_IP), GID this guest's GID index of MY_IP,
+# SUFFIX in the checks' names.
+run_family() {
+	my_ip=$2 peer_ip=$3 gid=$4 fam=$5
 	oob_ip=$PEER_IP4 servers=("${pair_servers[@]}")
 	if [ "$mode" = loopback ]; then
 		peer_ip=$my_ip oob_ip=$GUEST_IP4 servers=(0)
 	fi
-	family_tests "$f"
+	family_tests "$1"
 	for server in "${servers[@]}"; do
 		for t in "${tests[@]}"; do
 			one_test "$server" "$t"
 		done
 	done
+}
+
+for f in "${families[@]}"; do
+	if [ "$f" = 6 ]; then
+		run_family 6 "$GUEST_IP6" "$PEER_IP6" "$gid6" ' IPv6'
+	else
+		run_family 4 "$GUEST_IP4" "$PEER_IP4" "$gid4" ''
+	fi
 done
 
 # vlan_gids N: eth0.5 (VLAN 5 on eth0) up with 10.77.6.N and fd77:6::N,
@@ -435,21 +442,12 @@ if [ -n "$vlan" ]; then
 	interop=1
 	for f in "${families[@]}"; do
 		if [ "$f" = 6 ]; then
-			my_ip=fd77:6::$vn peer_ip=fd77:6::$pn fam=' VLAN IPv6'
+			net=fd77:6:: fam=' VLAN IPv6'
 		else
-			my_ip=10.77.6.$vn peer_ip=10.77.6.$pn fam=' VLAN'
+			net=10.77.6. fam=' VLAN'
 		fi
-		gid=$(roce_gid_index "$dev" "$my_ip")
-		oob_ip=$PEER_IP4 servers=("${pair_servers[@]}")
-		if [ "$mode" = loopback ]; then
-			oob_ip=$GUEST_IP4 servers=(0)
-		fi
-		family_tests "$f"
-		for server in "${servers[@]}"; do
-			for t in "${tests[@]}"; do
-				one_test "$server" "$t"
-			done
-		done
+		run_family "$f" "$net$vn" "$net$pn" \
+			"$(roce_gid_index "$dev" "$net$vn")" "$fam"
 	done
 fi
 
