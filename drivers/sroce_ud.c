@@ -409,6 +409,7 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 	struct sroce_resp *resp = &qp->resp;
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct sroce_sge_cursor cursor;
+	struct ib_pd *pd;
 	u8 grh[SROCE_UD_GRH_BYTES];
 	struct ib_wc wc;
 	int err;
@@ -428,10 +429,11 @@ void sroce_ud_resp_process(struct sroce_qp *qp, struct sk_buff *skb)
 
 	sroce_ud_grh_fill(grh, skb_network_header(skb), ipv6);
 	sroce_sge_cursor_init(&cursor, resp->rwqe->sge, resp->rwqe->num_sge);
-	err = sroce_sge_copy(sdev, sroce_qp_recv_pd(qp), &cursor, grh, sizeof(grh),
+	pd = sroce_qp_recv_pd(qp);
+	err = sroce_sge_copy(sdev, pd, &cursor, grh, sizeof(grh),
 			     IB_ACCESS_LOCAL_WRITE, SROCE_TO_MR);
 	if (!err)
-		err = sroce_sge_copy_skb(sdev, sroce_qp_recv_pd(qp), &cursor, skb,
+		err = sroce_sge_copy_skb(sdev, pd, &cursor, skb,
 					 sroce_recv_payload_off(skb, pkt),
 					 pkt->paylen, IB_ACCESS_LOCAL_WRITE);
 	/*
