@@ -18,10 +18,12 @@
  * to the UDP length. Consumes the skb.
  */
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
 
@@ -108,6 +110,34 @@ static bool sroce_recv_qp_ok(struct sroce_qp *qp, const struct sroce_pkt *pkt,
 	if (!(pkt->info->flags & SROCE_OPF_REQ) && state == IB_QPS_RTR)
 		return false;
 	return sroce_recv_addr_ok(qp, skb);
+}
+
+/*
+ * A unicast UD datagram must be addressed to the receiving netdev itself:
+ * its DGID must be a GID of the port it arrived on (IBTA vol 1 9.6.1.1,
+ * checked per netdev as rdma_rxe does). IP hands the socket datagrams to
+ * a broadcast address, and to addresses of other netdevs, too: without
+ * this, one broadcast UD SEND would take a receive WQE on every sroce
+ * host of the L2 domain. Connected QPs compare the destination with
+ * their own address (sroce_recv_addr_ok()), multicast goes by group.
+ */
+static bool sroce_recv_dst_local(const struct sk_buff *skb)
+{
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
+	__be32 daddr;
+
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return ipv6_chk_addr(dev_net(skb->dev), &ipv6_hdr(skb)->daddr,
+				     skb->dev, 1);
+	in_dev = __in_dev_get_rcu(skb->dev);
+	if (!in_dev)
+		return false;
+	daddr = ip_hdr(skb)->daddr;
+	in_dev_for_each_ifa_rcu(ifa, in_dev)
+		if (ifa->ifa_local == daddr)
+			return true;
+	return false;
 }
 
 /* The TOS / traffic class byte: DSCP and ECN. */
@@ -293,7 +323,11 @@ void sroce_recv(struct sroce_dev *sdev, struct sk_buff *skb)
 		goto drop;
 	}
 	if (sroce_ud_qp(qp)) {
-		ok = sroce_ud_recv_ok(qp, &pkt);	/* counts refusals */
+		ok = sroce_recv_dst_local(skb);
+		if (ok)
+			ok = sroce_ud_recv_ok(qp, &pkt); /* counts refusals */
+		else
+			sroce_counter_inc(cnt, SROCE_CNT_RCVD_NO_QP);
 	} else {
 		ok = sroce_recv_qp_ok(qp, &pkt, skb);
 		if (!ok)

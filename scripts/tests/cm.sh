@@ -121,11 +121,12 @@ counter() {
 # hostile_test: guest 1 sends guest 0 UD packets with a valid ICRC that
 # must each be dropped and counted: a bad Q_Key for the GSI QP, a DETH cut
 # short, a UD SEND to an RC QP, an RC SEND to the GSI QP, a payload larger
-# than the GSI QP's receive buffers; and one good MAD-sized UD SEND to the
+# than the GSI QP's receive buffers, a good UD SEND to the GSI QP sent to
+# the subnet's broadcast address; and one good MAD-sized UD SEND to the
 # GSI QP, which must be delivered (ib_mad then discards the garbage MAD).
 hostile_test() {
 	local names=(rcvd_bad_qkey_pkts rcvd_malformed_pkts rcvd_no_qp_pkts
-		     ud_recv_dropped rdma_recvs) want=(1 1 2 1 1) before=() n i
+		     ud_recv_dropped rdma_recvs) want=(1 1 3 1 1) before=() n i
 	if [ "$GUEST_ID" = 0 ]; then
 		stdbuf -oL ibv_rc_pingpong -d "$dev" -g "$gid4" -p 19999 \
 			>/job/hostile-rc.log 2>&1 &
@@ -153,7 +154,7 @@ hostile_test() {
 		check "hostile UD packets sent" python3 /job/roce-inject.py \
 			"$GUEST_IP4" "$PEER_IP4" ud:1:0x80010000:256 ud:1:0x1234 \
 			short-deth:1 "ud:$(cat /shared/rc-qpn):0x11111111" rc:1 \
-			ud:1:0x80010000:1200
+			ud:1:0x80010000:1200 "to:${GUEST_IP4%.*}.255" ud:1:0x80010000:256
 		barrier hostile-sent
 	fi
 }

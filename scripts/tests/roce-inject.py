@@ -8,6 +8,7 @@ Each CASE is KIND:QPN[:ARG], one packet:
   ud:QPN:QKEY[:LEN]   UD SEND ONLY with DETH Q_Key QKEY and LEN payload bytes
   short-deth:QPN      UD SEND ONLY cut off 4 bytes into its DETH
   rc:QPN              RC SEND ONLY with 16 bytes of payload
+  to:ADDR             send the CASEs after it to ADDR (a broadcast one too)
 Numbers may be hex (0x...). The IPv4 header is built here (raw socket) so
 that the ICRC, which covers the IP identification, is right on the wire.
 """
@@ -65,9 +66,13 @@ def main():
         raise SystemExit(__doc__)
     src, dst = sys.argv[1], sys.argv[2]
     s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
     for case in sys.argv[3:]:
+        if case.startswith("to:"):
+            dst = case[3:]
+            continue
         s.sendto(build(src, dst, case), (dst, 0))
-        print(f"sent {case}")
+        print(f"sent {case} to {dst}")
 
 
 if __name__ == "__main__":
