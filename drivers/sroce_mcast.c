@@ -476,6 +476,8 @@ int sroce_attach_mcast(struct ib_qp *ibqp, union ib_gid *mgid, u16 mlid)
 	mutex_lock(&tbl->lock);
 	err = sroce_mcast_table_attach(tbl, mgid, to_sqp(ibqp)->anchor,
 				       &created);
+	if (!err)
+		to_sqp(ibqp)->mcast_attached = true;
 	if (!err && created) {
 		err = sroce_mcast_join(tbl, sdev->ndev,
 				       &sroce_mcast_grp_find(tbl, mgid)->addr);
@@ -519,7 +521,9 @@ void sroce_mcast_qp_destroy(struct sroce_qp *qp)
 	if (qp->ibqp.qp_type != IB_QPT_UD)
 		return;
 	mutex_lock(&tbl->lock);
-	sroce_mcast_table_detach_qp(tbl, qp->anchor, sroce_mcast_left, sdev);
+	if (qp->mcast_attached)
+		sroce_mcast_table_detach_qp(tbl, qp->anchor, sroce_mcast_left,
+					    sdev);
 	mutex_unlock(&tbl->lock);
 }
 

@@ -176,6 +176,11 @@ struct sroce_qp {
 	struct sroce_sq sq;
 	struct sroce_rq rq;
 	bool user;			/* created with udata: rings are mapped */
+	/*
+	 * Attached to a multicast group at some time (set under
+	 * sdev->mcast.lock): only then does destroy scan the groups.
+	 */
+	bool mcast_attached;
 
 	struct sroce_req req;		/* requester + completer (sroce_req.c, sroce_comp.c) */
 	struct sroce_resp resp;		/* responder (sroce_resp.c) */
