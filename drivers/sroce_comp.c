@@ -206,20 +206,29 @@ static bool sroce_comp_skip_acked(struct sroce_qp *qp)
 	return true;
 }
 
+/* Why the requester goes back to a PSN. */
+enum sroce_comp_why {
+	SROCE_COMP_TIMEOUT,	/* the retransmit timer expired */
+	SROCE_COMP_LOSS,	/* the peer says packets were lost */
+	SROCE_COMP_ODP_MISS,	/* a response met an unmapped ODP page */
+};
+
 /*
- * Retransmit from @psn (go-back-N). Only a retransmit timeout (@timeout)
- * spends one of retry_cnt (IBTA 9.7.6.1.3): a restart the peer asked for
- * with a sequence error NAK, or one that a gap in READ responses or an
- * ACK passing a READ calls for, answers a peer that is alive, and under
- * loss such restarts come many per timeout. A second such restart for the
- * same PSN before any progress is the same loss reported again and is
- * ignored. Caller holds req.lock.
+ * Retransmit from @psn (go-back-N). Only a retransmit timeout spends one
+ * of retry_cnt (IBTA 9.7.6.1.3): a restart the peer asked for with a
+ * sequence error NAK, or one that a gap in READ responses or an ACK
+ * passing a READ calls for, answers a peer that is alive, and under loss
+ * such restarts come many per timeout. A second such restart for the same
+ * PSN before any progress is the same loss reported again and is ignored.
+ * An ODP miss is no loss to congestion control. Caller holds req.lock.
  */
-static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
+static void sroce_comp_retry(struct sroce_qp *qp, u32 psn,
+			     enum sroce_comp_why why,
 			     struct sroce_comp_out *out)
 {
 	struct sroce_counters *cnt = &to_sdev(qp->ibqp.device)->counters;
 	struct sroce_req *req = &qp->req;
+	bool timeout = why == SROCE_COMP_TIMEOUT;
 
 	if (!timeout && req->nak_valid && req->nak_psn == psn)
 		return;
@@ -235,8 +244,9 @@ static void sroce_comp_retry(struct sroce_qp *qp, u32 psn, bool timeout,
 	if (timeout && sroce_req_win_timeout(&req->win, req->psn_high))
 		sroce_counter_inc(cnt, SROCE_CNT_WINDOW_CUTS);
 	/* A loss gives no RTT sample; a delay-based rate reacts to it here. */
-	sroce_cc_on_loss(&req->cc, &to_sdev(qp->ibqp.device)->cc_params,
-			 ktime_get_ns());
+	if (why != SROCE_COMP_ODP_MISS)
+		sroce_cc_on_loss(&req->cc, &to_sdev(qp->ibqp.device)->cc_params,
+				 ktime_get_ns());
 	req->nak_psn = psn;
 	req->nak_valid = !timeout;
 	req->expired = false;
@@ -315,19 +325,26 @@ static void sroce_comp_ack(struct sroce_qp *qp, u32 psn, bool resp,
 		out->kick = true;
 	}
 	if (lost)
-		sroce_comp_retry(qp, una, false, out);
+		sroce_comp_retry(qp, una, SROCE_COMP_LOSS, out);
 	/* The requester may be held at a WQE that failed locally. */
 	else if (sroce_comp_local_error(qp))
 		out->error = true;
 }
 
-/* An RNR NAK for @psn: wait, then resend from it (9.7.5.2.8). */
+/*
+ * An RNR NAK for @psn: wait, then resend from it (9.7.5.2.8). Nothing is
+ * sent while the QP waits, so another RNR NAK for the same PSN answers a
+ * copy sent before the first NAK came (an early retransmit): the same
+ * refusal, which must neither spend another rnr_retry nor move the wait.
+ */
 static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 syndrome,
 			   struct sroce_comp_out *out)
 {
 	struct sroce_req *req = &qp->req;
 	u32 usecs;
 
+	if (req->rnr_wait && req->nak_psn == psn)
+		return;
 	if (!req->rnr_left) {
 		sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
 				  SROCE_CNT_RNR_RETRY_EXCEEDED);
@@ -355,6 +372,21 @@ static void sroce_comp_rnr(struct sroce_qp *qp, u32 psn, u8 syndrome,
 	mod_timer(&req->rnr_timer, jiffies + usecs_to_jiffies(usecs) + 1);
 }
 
+/*
+ * READ RESPONSE LAST and ONLY and the ATOMIC ACKNOWLEDGE carry an AETH
+ * that acknowledges: a NAK comes in an ACKNOWLEDGE packet only (IBTA vol 1
+ * 9.7.5). A response whose AETH says otherwise is malformed and placed
+ * nowhere (rdma_rxe refuses it too).
+ */
+static bool sroce_comp_resp_aeth_ok(const struct sroce_pkt *pkt)
+{
+	const struct sroce_aeth *aeth = sroce_pkt_aeth(pkt);
+	enum ib_wc_status status;
+
+	return !aeth || sroce_aeth_decode(sroce_aeth_syndrome(aeth),
+					  &status) == SROCE_AETH_ACK;
+}
+
 /* An ACKNOWLEDGE packet: ACK or NAK. Caller holds req.lock. */
 static void sroce_comp_acknowledge(struct sroce_qp *qp,
 				   const struct sroce_pkt *pkt,
@@ -379,7 +411,7 @@ static void sroce_comp_acknowledge(struct sroce_qp *qp,
 		sroce_counter_inc(cnt, SROCE_CNT_RCVD_SEQ_ERR);
 		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
 		if (!qp->req.stopped && qp->req.una == psn)
-			sroce_comp_retry(qp, psn, false, out);
+			sroce_comp_retry(qp, psn, SROCE_COMP_LOSS, out);
 		break;
 	case SROCE_AETH_FATAL:
 		sroce_comp_ack(qp, sroce_psn_add(psn, -1), false, out);
@@ -424,7 +456,7 @@ static struct sroce_swqe *sroce_comp_resp_wqe(struct sroce_qp *qp, u32 psn,
 		return read == is_read ? wqe : NULL;
 	/* Responses were lost: ask again for the rest (9.7.5.1.3). */
 	if (sroce_psn_gt(psn, expect))
-		sroce_comp_retry(qp, expect, false, out);
+		sroce_comp_retry(qp, expect, SROCE_COMP_LOSS, out);
 	return NULL;
 }
 
@@ -498,8 +530,9 @@ static enum ib_wc_status sroce_comp_copy_status(int err)
  * than the buffer's pages stay mapped (a READ queued behind a long stream
  * while the process keeps changing its mappings) would be lost every
  * time, until retry_cnt ran out. Not a loss either: no retry is spent,
- * and a second ask for the same PSN is not taken for the first reported
- * twice (sroce_comp_retry()). Caller holds req.lock.
+ * no delay-based rate drops, and a second ask for the same PSN is not
+ * taken for the first reported twice (sroce_comp_retry()). Caller holds
+ * req.lock.
  */
 static void sroce_comp_odp_reask(struct sroce_qp *qp, u32 psn,
 				 struct sroce_comp_out *out)
@@ -507,7 +540,7 @@ static void sroce_comp_odp_reask(struct sroce_qp *qp, u32 psn,
 	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
 			  SROCE_CNT_COMP_DROPPED);
 	qp->req.nak_valid = false;
-	sroce_comp_retry(qp, psn, false, out);
+	sroce_comp_retry(qp, psn, SROCE_COMP_ODP_MISS, out);
 }
 
 /* A READ RESPONSE packet. Caller holds req.lock. */
@@ -685,7 +718,10 @@ void sroce_comp_recv(struct sroce_qp *qp, struct sk_buff *skb,
 		goto unlock;
 	}
 
-	if (flags & SROCE_OPF_READ)
+	if ((flags & (SROCE_OPF_READ | SROCE_OPF_ATOMIC)) &&
+	    !sroce_comp_resp_aeth_ok(pkt))
+		sroce_counter_inc(cnt, SROCE_CNT_COMP_DROPPED);
+	else if (flags & SROCE_OPF_READ)
 		sroce_comp_read_resp(qp, skb, pkt, &out);
 	else if (flags & SROCE_OPF_ATOMIC)
 		sroce_comp_atomic_ack(qp, pkt, &out);
@@ -776,7 +812,7 @@ bool sroce_comp_expired(struct sroce_qp *qp)
 		return false;
 	sroce_counter_inc(&to_sdev(qp->ibqp.device)->counters,
 			  SROCE_CNT_COMP_RETRY);
-	sroce_comp_retry(qp, req->una, true, &out);
+	sroce_comp_retry(qp, req->una, SROCE_COMP_TIMEOUT, &out);
 	/* Go back one packet first; its ACK reopens the window. */
 	if (!out.error)
 		req->probe = true;

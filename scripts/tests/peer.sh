@@ -25,8 +25,10 @@
 # READ no early re-ask; alone, the early re-ask counts as spurious, and a
 # shorter pause then passes without one), answers a
 # READ only after a timeout's probe of the WRITE before it (the requester
-# goes on at once), and opens the window of a READ longer than it (the
-# WRITE behind goes).
+# goes on at once), opens the window of a READ longer than it (the
+# WRITE behind goes), answers a READ first with a NAK in its READ RESPONSE
+# (dropped; the READ asked again completes), and RNR NAKs a SEND twice at
+# once (one refusal: rnr_retry 1 still lets it complete).
 # Each "ok - " line of either program is one check.
 
 # shellcheck source-path=SCRIPTDIR source=guest-lib.sh

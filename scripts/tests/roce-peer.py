@@ -32,6 +32,7 @@ inject = importlib.machinery.SourceFileLoader(
 MTU = 1024                 # the target's path MTU (sroce_fuzz_test)
 PEER_QPN = 0x123           # our QPN as the target's responder sees it
 SO_RCVBUFFORCE = 33        # <asm-generic/socket.h>
+OP_SEND_ONLY = 0x04
 OP_WRITE_FIRST, OP_WRITE_MIDDLE, OP_WRITE_ONLY = 0x06, 0x07, 0x0A
 OP_READ_REQ = 0x0C
 OP_FETCH_ADD, OP_ATOMIC_ACK = 0x14, 0x12
@@ -39,9 +40,11 @@ OP_READ_FIRST, OP_READ_MIDDLE, OP_READ_LAST, OP_READ_ONLY = 0x0D, 0x0E, 0x0F, 0x
 OP_ACK = 0x11
 OP_FLUSH = 0x1C            # RDMA FLUSH (IBTA 1.5): BTH, FETH, RETH
 SYN_ACK = 0x1F             # ACK, no credit count (what sroce sends)
+SYN_RNR_41MS = 0x38        # RNR NAK, timer code 24: 40.96 ms
 SYN_NAK_SEQ = 0x60         # NAK: PSN sequence error
 SYN_NAK_INVALID = 0x61     # NAK: invalid request
 SYN_NAK_ACCESS = 0x62      # NAK: remote access error
+SYN_NAK_REM_OP = 0x63      # NAK: remote operational error
 NAMES = {OP_READ_FIRST: "READ_RESPONSE_FIRST",
          OP_READ_MIDDLE: "READ_RESPONSE_MIDDLE",
          OP_READ_LAST: "READ_RESPONSE_LAST", OP_READ_ONLY: "READ_RESPONSE_ONLY",
@@ -711,6 +714,62 @@ class Peer:
                    f"status {status}, {retries} timeouts")
         return True
 
+    # A READ RESPONSE whose AETH carries a NAK is malformed (a NAK comes
+    # in an ACKNOWLEDGE only): it is placed nowhere and completes nothing;
+    # the READ, asked again, completes on the good answer.
+    def nak_in_read_response(self):
+        qpn = int(self.cmd("req 7 14"))
+        self.drain()
+        self.cmd_send("post")
+        reads, ans, t0 = 0, None, time.time()
+        while ans is None and time.time() - t0 < 60:
+            p = self.recv(timeout=0.2)
+            if p is not None and p[0] == OP_READ_REQ:
+                reads += 1
+                syn = SYN_NAK_REM_OP if reads == 1 else SYN_ACK
+                self.send(OP_READ_ONLY, p[1],
+                          struct.pack("!I", (syn << 24) | reads),
+                          b"\xab" * 512, qpn=qpn)
+            ans = self.cmd_reply(timeout=0)
+        print(f"# READ requests seen: {reads}; target says {ans!r}")
+        if not self.check(ans is not None, "a READ answered first with a "
+                          "NAK in its READ RESPONSE completes"):
+            return
+        status = int(ans.split()[0])
+        self.check(status == 0 and reads >= 2, "... with success, on the "
+                   "answer to the READ asked again",
+                   f"status {status}, {reads} READ requests")
+
+    # Two RNR NAKs for one SEND (as for a copy the requester resent
+    # before the first came back) are one refusal: with rnr_retry 1 the
+    # SEND waits once, is sent again and completes with success, where
+    # spending a retry on each ends it in IBV_WC_RNR_RETRY_EXC_ERR.
+    def dup_rnr(self):
+        qpn = int(self.cmd("req 7 14 1"))
+        self.drain()
+        self.cmd_send("posts")
+        sends, ans, t0 = 0, None, time.time()
+        while ans is None and time.time() - t0 < 60:
+            p = self.recv(timeout=0.2)
+            if p is not None and p[0] == OP_SEND_ONLY:
+                sends += 1
+                if sends == 1:
+                    nak = struct.pack("!I", SYN_RNR_41MS << 24)
+                    self.send(OP_ACK, p[1], nak, qpn=qpn)
+                    self.send(OP_ACK, p[1], nak, qpn=qpn)
+                else:
+                    self.send(OP_ACK, p[1], struct.pack("!I", SYN_ACK << 24),
+                              qpn=qpn)
+            ans = self.cmd_reply(timeout=0)
+        print(f"# SENDs seen: {sends}; target says {ans!r}")
+        if not self.check(ans is not None, "a SEND RNR NAKed twice at once "
+                          "completes"):
+            return
+        status = int(ans.split()[0])
+        self.check(status == 0 and sends >= 2, "... with success after its "
+                   "one RNR wait (rnr_retry 1)",
+                   f"status {status}, {sends} SENDs")
+
 
 CASES = {
     "silent": lambda p: p.silent_mid_message(),
@@ -726,6 +785,8 @@ CASES = {
     "paused-read": lambda p: p.paused_read(),
     "read-behind-probe": lambda p: p.read_behind_probe(),
     "read-window": lambda p: p.read_opens_window(),
+    "nak-read-resp": lambda p: p.nak_in_read_response(),
+    "dup-rnr": lambda p: p.dup_rnr(),
     "flush": lambda p: p.flush_refused(),
     "blocked": lambda p: p.blocked(),
 }

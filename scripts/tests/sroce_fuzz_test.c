@@ -134,10 +134,12 @@ static struct ibv_qp *new_qp(enum ibv_qp_type type, int depth)
 
 /*
  * connect QP (RC, in INIT) to DQPN at DGID, through the local GID index;
- * it sends from SQ_PSN and expects RQ_PSN.
+ * it sends from SQ_PSN and expects RQ_PSN, with retry_cnt RETRY and
+ * rnr_retry RNR_RETRY.
  */
 static void connect_qp(struct ibv_qp *qp, int gid_index, union ibv_gid *dgid,
-		       uint32_t dqpn, int timeout, int retry, uint32_t sq_psn)
+		       uint32_t dqpn, int timeout, int retry, int rnr_retry,
+		       uint32_t sq_psn)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_1024,
@@ -156,7 +158,7 @@ static void connect_qp(struct ibv_qp *qp, int gid_index, union ibv_gid *dgid,
 	a.sq_psn = sq_psn;
 	a.timeout = timeout;
 	a.retry_cnt = retry;
-	a.rnr_retry = 7;
+	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 4;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
 			  IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
@@ -231,13 +233,13 @@ static int target(char **argv)
 		die("bad address %s", argv[6]);
 	for (i = 0; i < NRC4; i++) {
 		rc4[i] = new_qp(IBV_QPT_RC, 64);
-		connect_qp(rc4[i], gid4, &peer4, FAKE_DQPN, 14, 7, SQ_PSN);
+		connect_qp(rc4[i], gid4, &peer4, FAKE_DQPN, 14, 7, 7, SQ_PSN);
 		if (post_recvs(rc4[i], NRECV))
 			die("post recv");
 	}
 	for (i = 0; i < NRC6; i++) {
 		rc6[i] = new_qp(IBV_QPT_RC, 64);
-		connect_qp(rc6[i], gid6, &peer6, FAKE_DQPN, 14, 7, SQ_PSN);
+		connect_qp(rc6[i], gid6, &peer6, FAKE_DQPN, 14, 7, 7, SQ_PSN);
 		if (post_recvs(rc6[i], NRECV))
 			die("post recv");
 	}
@@ -247,7 +249,8 @@ static int target(char **argv)
 	for (i = 0; i < NREQ; i++) {
 		/* about 4 s per retry: the completer stays live while fuzzed */
 		req[i] = new_qp(IBV_QPT_RC, 64);
-		connect_qp(req[i], gid4, &peer4, FAKE_DQPN + 1, 20, 7, SQ_PSN);
+		connect_qp(req[i], gid4, &peer4, FAKE_DQPN + 1, 20, 7, 7,
+			   SQ_PSN);
 		sge = (struct ibv_sge){ (uintptr_t)buf + 32768, 4096, mr->lkey };
 		wr.opcode = IBV_WR_RDMA_READ;
 		wr.send_flags = IBV_SEND_SIGNALED;
@@ -592,8 +595,8 @@ static void qp_pair(enum ibv_qp_type type, int gid, struct ibv_qp **qp,
 		return;
 	if (ibv_query_gid(ctx, 1, gid, &own))
 		die("query gid");
-	connect_qp(qp[0], gid, &own, qp[1]->qp_num, 10, 7, RQ_PSN);
-	connect_qp(qp[1], gid, &own, qp[0]->qp_num, 10, 7, RQ_PSN);
+	connect_qp(qp[0], gid, &own, qp[1]->qp_num, 10, 7, 7, RQ_PSN);
+	connect_qp(qp[1], gid, &own, qp[0]->qp_num, 10, 7, 7, RQ_PSN);
 }
 
 /* post a valid SIGNALED SEND of LEN bytes from QP[0] to QP[1] */
@@ -850,8 +853,9 @@ static void reply(const char *dir, const char *fmt, ...)
  *   dealloc1       ibv_dealloc_mw of the type 1 window; reply "RC"
  *   dereg          ibv_dereg_mr of dbuf's MR; reply "RC MS"
  *   read OFF LEN   wbuf[OFF, OFF + LEN) as hex
- *   req RETRY TMO  a new RC QP toward the peer's other QPN, retry_cnt
- *                  RETRY, timeout TMO; reply "QPN"
+ *   req RETRY TMO [RNR]
+ *                  a new RC QP toward the peer's other QPN, retry_cnt
+ *                  RETRY, timeout TMO, rnr_retry RNR (7); reply "QPN"
  *   post           one 512-byte READ on it; reply "STATUS MS RETRIES"
  *                  when it completes, RETRIES being how much
  *                  completer_retry_err grew meanwhile
@@ -862,6 +866,7 @@ static void reply(const char *dir, const char *fmt, ...)
  *   post4          a 300 KiB READ (more PSNs than the requester's window)
  *                  and a 16-byte WRITE; reply "STATUS STATUS MS RETRIES"
  *   postr          a 4 KiB READ alone; reply "STATUS MS RETRIES"
+ *   posts          a 16-byte SEND; reply "STATUS MS RETRIES"
  *   counter NAME   the device's port counter NAME
  *   block, unblock a tc filter on eth0's egress that drops every RoCEv2
  *                  packet (the local stack refusing sroce's packets),
@@ -916,7 +921,8 @@ static int peer(char **argv)
 	for (;;) {
 		struct ibv_send_wr wr = { .send_flags = IBV_SEND_SIGNALED };
 		struct ibv_send_wr *bad;
-		unsigned int a, b;
+		unsigned int a, b, c;
+		int n;
 
 		next_cmd(dir, line, sizeof(line));
 		if (!strncmp(line, "quit", 4))
@@ -925,7 +931,7 @@ static int peer(char **argv)
 			if (qp && ibv_destroy_qp(qp))
 				die("destroy qp");
 			qp = new_qp(IBV_QPT_RC, 64);
-			connect_qp(qp, gid, &pgid, PEER_QPN, 14, 7, SQ_PSN);
+			connect_qp(qp, gid, &pgid, PEER_QPN, 14, 7, 7, SQ_PSN);
 			if (post_recvs(qp, NRECV))
 				die("post recv");
 			reply(dir, "%u", qp->qp_num);
@@ -988,11 +994,12 @@ static int peer(char **argv)
 				sprintf(hex + 2 * i, "%02x", wbuf[a + i]);
 			hex[2 * b] = 0;
 			reply(dir, "%s", hex);
-		} else if (sscanf(line, "req %u %u", &a, &b) == 2) {
+		} else if ((n = sscanf(line, "req %u %u %u", &a, &b, &c)) >= 2) {
 			if (qp && ibv_destroy_qp(qp))
 				die("destroy qp");
 			qp = new_qp(IBV_QPT_RC, 64);
-			connect_qp(qp, gid, &pgid, PEER_REQ_QPN, b, a, SQ_PSN);
+			connect_qp(qp, gid, &pgid, PEER_REQ_QPN, b, a,
+				   n == 3 ? (int)c : 7, SQ_PSN);
 			reply(dir, "%u", qp->qp_num);
 		} else if (!strncmp(line, "post2", 5)) {
 			struct ibv_sge sge[2] = {
@@ -1065,6 +1072,17 @@ static int peer(char **argv)
 			post_chain(qp, 3, op, sge, PEER_WR + 7, st);
 			reply(dir, "%d %d %d %ld %ld", st[0], st[1], st[2],
 			      now_ms() - t0,
+			      counter(dev, "completer_retry_err") - before);
+		} else if (!strncmp(line, "posts", 5)) {
+			struct ibv_sge sge = {
+				(uintptr_t)buf + 49152, 16, mr->lkey
+			};
+			const enum ibv_wr_opcode op = IBV_WR_SEND;
+			long before = counter(dev, "completer_retry_err");
+			long t0 = now_ms();
+
+			post_chain(qp, 1, &op, &sge, PEER_WR + 13, &status);
+			reply(dir, "%d %ld %ld", status, now_ms() - t0,
 			      counter(dev, "completer_retry_err") - before);
 		} else if (!strncmp(line, "post", 4)) {
 			/* post: 512 bytes; postr: 4 KiB, four responses. */
