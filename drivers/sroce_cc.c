@@ -152,19 +152,6 @@ void sroce_cc_rp_init(struct sroce_cc_rp *rp, u32 line_mbps)
 	rp->rt = rp->line;
 }
 
-void sroce_cc_rp_set_line_rate(struct sroce_cc_rp *rp, u32 line_mbps)
-{
-	rp->line = sroce_cc_mbps(line_mbps);
-	if (!rp->active) {
-		rp->rc = rp->line;
-		rp->rt = rp->line;
-		return;
-	}
-	rp->rt = min(rp->rt, rp->line);
-	rp->rc = min(rp->rc, rp->line);
-	sroce_cc_rp_rate_changed(rp, rp->pace.next_send);
-}
-
 /* (g1024 / 1024)^n in 1/2^32, by squaring: O(log n) for any idle time. */
 static u64 sroce_cc_pow_q32(u32 g1024, u64 n)
 {

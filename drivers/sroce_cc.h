@@ -117,7 +117,6 @@ struct sroce_cc_rp_info {
 };
 
 void sroce_cc_rp_init(struct sroce_cc_rp *rp, u32 line_mbps);
-void sroce_cc_rp_set_line_rate(struct sroce_cc_rp *rp, u32 line_mbps);
 enum sroce_cc_cnp_verdict sroce_cc_rp_on_cnp(struct sroce_cc_rp *rp,
 					     const struct sroce_cc_params *p,
 					     u64 now);

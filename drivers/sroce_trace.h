@@ -34,7 +34,6 @@ enum sroce_cc_rate_reason {
 	SROCE_CC_RATE_CNP,
 	SROCE_CC_RATE_TIMER,
 	SROCE_CC_RATE_BYTE,
-	SROCE_CC_RATE_LINE,
 	SROCE_CC_RATE_INIT,
 };
 
@@ -70,7 +69,6 @@ enum sroce_cc_rate_stage sroce_cc_rate_stage(enum sroce_cc_rate_reason reason,
 TRACE_DEFINE_ENUM(SROCE_CC_RATE_CNP);
 TRACE_DEFINE_ENUM(SROCE_CC_RATE_TIMER);
 TRACE_DEFINE_ENUM(SROCE_CC_RATE_BYTE);
-TRACE_DEFINE_ENUM(SROCE_CC_RATE_LINE);
 TRACE_DEFINE_ENUM(SROCE_CC_RATE_INIT);
 TRACE_DEFINE_ENUM(SROCE_CC_STAGE_NONE);
 TRACE_DEFINE_ENUM(SROCE_CC_STAGE_CUT);
@@ -106,7 +104,6 @@ TRACE_EVENT(sroce_cc_rate,
 				       { SROCE_CC_RATE_CNP, "cnp" },
 				       { SROCE_CC_RATE_TIMER, "timer" },
 				       { SROCE_CC_RATE_BYTE, "byte" },
-				       { SROCE_CC_RATE_LINE, "line" },
 				       { SROCE_CC_RATE_INIT, "init" }),
 		      __print_symbolic(__entry->stage,
 				       { SROCE_CC_STAGE_NONE, "none" },

@@ -771,7 +771,6 @@ static void sroce_cc_trace_stage_test(struct kunit *test)
 		{ SROCE_CC_RATE_BYTE, 2, 3, SROCE_CC_STAGE_ADDITIVE },
 		{ SROCE_CC_RATE_BYTE, 3, 3, SROCE_CC_STAGE_HYPER },
 		{ SROCE_CC_RATE_TIMER, 40, 7, SROCE_CC_STAGE_HYPER },
-		{ SROCE_CC_RATE_LINE, 40, 7, SROCE_CC_STAGE_NONE },
 		{ SROCE_CC_RATE_INIT, 0, 0, SROCE_CC_STAGE_NONE },
 	};
 	unsigned int i;
