@@ -273,7 +273,7 @@ u64 sroce_mr_map_addr(const struct sroce_mr_map *map, u64 mr_iova, u64 iova,
 enum ib_wc_status sroce_mr_reg_fast(struct sroce_mr *mr, struct ib_pd *qp_pd,
 				    u32 key, int access)
 {
-	struct sroce_mr_map tmp;
+	struct sroce_mr_map *use, tmp;
 	u64 iova = mr->ibmr.iova;
 	u64 length = mr->ibmr.length;
 	u64 span;
@@ -295,16 +295,19 @@ enum ib_wc_status sroce_mr_reg_fast(struct sroce_mr *mr, struct ib_pd *qp_pd,
 		return IB_WC_LOC_QP_OP_ERR;
 	}
 	/* The page list must cover the region the core computed. */
-	span = (iova & (BIT_ULL(mr->next_map.page_shift) - 1)) + length;
-	if (iova + length < iova || !mr->next_map.page_shift ||
-	    span > ((u64)mr->next_map.npages << mr->next_map.page_shift)) {
+	use = mr->next_map.npages ? &mr->next_map : &mr->map;
+	span = (iova & (BIT_ULL(use->page_shift) - 1)) + length;
+	if (iova + length < iova || !use->page_shift ||
+	    span > ((u64)use->npages << use->page_shift)) {
 		spin_unlock_bh(&mr->lock);
 		return IB_WC_LOC_QP_OP_ERR;
 	}
-	tmp = mr->map;
-	mr->map = mr->next_map;
-	mr->next_map = tmp;
-	mr->next_map.npages = 0;
+	if (use == &mr->next_map) {
+		tmp = mr->map;
+		mr->map = mr->next_map;
+		mr->next_map = tmp;
+		mr->next_map.npages = 0;
+	}
 	mr->lkey = (mr->lkey & ~0xffU) | (key & 0xff);
 	mr->rkey = mr->lkey;
 	mr->iova = iova;

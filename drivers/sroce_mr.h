@@ -69,7 +69,10 @@ struct sroce_mr {
 	/*
 	 * FAST: the page list in use, and the one map_mr_sg() fills for the
 	 * next IB_WR_REG_MR, which swaps them; a mapping under way thus
-	 * never rewrites the list a valid registration reads.
+	 * never rewrites the list a valid registration reads. A REG_MR with
+	 * no map_mr_sg() since the last one (next_map.npages 0) registers
+	 * the list in use again, as a ULP that re-registers the same pages
+	 * under a new key expects.
 	 */
 	struct sroce_mr_map map;
 	struct sroce_mr_map next_map;

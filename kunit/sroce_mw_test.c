@@ -143,8 +143,10 @@ static void fast_reg_and_invalidate(struct kunit *test)
 	key = mr->lkey;
 	KUNIT_EXPECT_EQ(test, mr->ibmr.rkey, mr->ibmr.lkey);
 
-	/* Not registered yet: no access at all. */
+	/* Not registered yet: no access at all; never mapped: no REG_MR. */
 	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, key, false, 0, 0, 0));
+	KUNIT_EXPECT_EQ(test, sroce_mr_reg_fast(mr, &t->pd, key, rw),
+			IB_WC_LOC_QP_OP_ERR);
 
 	KUNIT_ASSERT_EQ(test, map_pages(mr, pg, 3), 3);
 	va = (u64)(uintptr_t)page_address(pg[0]) + 100;
@@ -233,6 +235,23 @@ static void fast_reg_and_invalidate(struct kunit *test)
 	t->wqe->invalidate_rkey = 0;
 	KUNIT_EXPECT_EQ(test, sroce_mw_local_op(t->qp, t->wqe),
 			IB_WC_LOC_QP_OP_ERR);
+
+	/*
+	 * Registered again under a new key with no map_mr_sg() between (as
+	 * rtrs-srv does for each I/O): the same pages, not an error.
+	 */
+	KUNIT_EXPECT_EQ(test, sroce_mr_reg_fast(mr, &t->pd, 0x5c,
+						IB_ACCESS_REMOTE_READ),
+			IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, mr->rkey & 0xff, 0x5cU);
+	memset(data, 0, sizeof(data));
+	KUNIT_EXPECT_EQ(test, rkey_copy(t->qp, mr->rkey, IB_ACCESS_REMOTE_READ,
+					va, data, 100, false), 0);
+	KUNIT_EXPECT_EQ(test, data[0], 151);
+	KUNIT_EXPECT_EQ(test, data[49], 200);
+	KUNIT_EXPECT_FALSE(test, key_ok(t->sdev, &t->pd, mr->rkey, true,
+					IB_ACCESS_REMOTE_READ, va,
+					2 * PAGE_SIZE - 99));
 
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&dma->ibmr, NULL), 0);
 	KUNIT_EXPECT_EQ(test, sroce_dereg_mr(&mr->ibmr, NULL), 0);
