@@ -723,6 +723,17 @@ static bool sroce_req_fetch(struct sroce_qp *qp)
 	return req->cur != req->head;
 }
 
+/* Queue a train that holds packets on @list, or free an empty one. */
+static void sroce_req_close_train(struct sk_buff_head *list,
+				  struct sk_buff **train)
+{
+	if (*train && skb_shinfo(*train)->nr_frags)
+		__skb_queue_tail(list, *train);
+	else
+		kfree_skb(*train);
+	*train = NULL;
+}
+
 /*
  * Build up to SROCE_REQ_BATCH packets onto @list; *@train is the send
  * train being filled, if any, for the caller to queue behind them.
@@ -814,6 +825,14 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 
 		psn = req->psn;
 		skb = sroce_req_build(qp, wqe, &pkt, *train);
+		if (!skb && *train) {
+			/*
+			 * No page fragment for it (sroce_train_add()): the
+			 * train ends here and this packet goes alone.
+			 */
+			sroce_req_close_train(list, train);
+			skb = sroce_req_build(qp, wqe, &pkt, NULL);
+		}
 		if (PTR_ERR(skb) == -EAGAIN) {
 			/* Look again a tick later (req->backoff). */
 			return SROCE_REQ_BACKOFF;
@@ -847,10 +866,7 @@ static enum sroce_req_result sroce_req_fill(struct sroce_qp *qp,
 	enum sroce_req_result res;
 
 	res = __sroce_req_fill(qp, list, &train);
-	if (train && skb_shinfo(train)->nr_frags)
-		__skb_queue_tail(list, train);
-	else
-		kfree_skb(train);
+	sroce_req_close_train(list, &train);
 	return res;
 }
 

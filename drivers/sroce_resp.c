@@ -541,7 +541,9 @@ static int sroce_resp_read_err(int err)
 /*
  * The next @n (at least 2) READ RESPONSE MIDDLE packets of a stream as one
  * send train (sroce_train.c); advances the stream once sent. Returns @n,
- * -ENOBUFS, or, sending nothing, what sroce_resp_read_err() says.
+ * -ENOBUFS, -ENOMEM when no page fragment could be had for a packet (the
+ * caller sends it alone), or, sending nothing, what sroce_resp_read_err()
+ * says.
  */
 static int sroce_resp_send_read_train(struct sroce_qp *qp,
 				      struct sroce_resp_out *o, u32 n)
@@ -563,7 +565,7 @@ static int sroce_resp_send_read_train(struct sroce_qp *qp,
 		hdr = sroce_train_add(skb, len);
 		if (!hdr) {
 			kfree_skb(skb);
-			return -ENOBUFS;
+			return -ENOMEM;
 		}
 		sroce_resp_fill_bth(qp, hdr, SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE,
 				    sroce_psn_add(o->psn, i), o->mtu);
@@ -597,14 +599,18 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o,
 	u32 middles;
 	void *hdr;
 	u8 *pay;
+	int ret;
 
 	/* MIDDLEs carry a bare BTH and a whole MTU; the LAST is longer. */
 	if (opcode == SROCE_OP_RC_RDMA_READ_RESPONSE_MIDDLE) {
 		middles = min3((o->resid - 1) / o->mtu, (u32)max,
 			       sroce_train_max_pkts(SROCE_BTH_BYTES + o->mtu +
 						    SROCE_ICRC_BYTES));
-		if (middles >= 2 && sroce_train_wanted(qp))
-			return sroce_resp_send_read_train(qp, o, middles);
+		if (middles >= 2 && sroce_train_wanted(qp)) {
+			ret = sroce_resp_send_read_train(qp, o, middles);
+			if (ret != -ENOMEM)
+				return ret;
+		}
 	}
 
 	skb = sroce_xmit_alloc(qp, info->hdr_len, paylen, &hdr);

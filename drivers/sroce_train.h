@@ -76,7 +76,11 @@ bool sroce_train_fits(const struct sk_buff *skb, unsigned int len);
  * sroce_train_add() - room for one more packet of @len bytes (BTH to
  * ICRC) at the end of the train in @skb (from sroce_xmit_alloc_train()),
  * where the caller writes it up to the ICRC. Returns the packet's first
- * byte, or NULL when out of memory. Context: any.
+ * byte, or NULL when no page fragment could be had: the caller then sends
+ * the packet alone. A fragment longer than a page (path MTU 4096) comes
+ * only from the fragment cache's compound page, which a cache left with an
+ * order-0 page after memory fragmentation can refuse for good, so NULL
+ * must never stop a sender. Context: any.
  */
 void *sroce_train_add(struct sk_buff *skb, unsigned int len);
 /* sroce_train_drop_last() - take back the packet of @len bytes added last. */
