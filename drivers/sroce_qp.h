@@ -170,6 +170,7 @@ struct sroce_qp {
 	struct sroce_av av;
 	/* The route to av.daddr, per CPU (sroce_xmit.c). */
 	struct dst_cache dst_cache;
+	struct list_head route_node;	/* on sdev->route_qps */
 	/* Serialises modify_qp and destroy_qp; may sleep under it. */
 	struct mutex modify_lock;
 

@@ -378,7 +378,16 @@ static struct dst_entry *sroce_xmit_route(struct net *net,
 
 int sroce_xmit_qp_init(struct sroce_qp *qp)
 {
-	return dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+	int err;
+
+	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
+	if (err)
+		return err;
+	spin_lock(&sdev->route_qps_lock);
+	list_add_tail(&qp->route_node, &sdev->route_qps);
+	spin_unlock(&sdev->route_qps_lock);
+	return 0;
 }
 
 void sroce_xmit_qp_reset(struct sroce_qp *qp)
@@ -395,23 +404,20 @@ void sroce_xmit_qp_reset(struct sroce_qp *qp)
  * read it clear); then each cache can be emptied at once. The netdev stays
  * in the old namespace a while after NETDEV_UNREGISTER, and packets sent
  * meanwhile look their routes up there: the caches stay frozen until the
- * netdev has arrived (NETDEV_REGISTER) or the device is gone.
+ * netdev has arrived (NETDEV_REGISTER) or the device is gone. Every QP
+ * with a cache counts, those being destroyed too: the device may go (and
+ * the namespace with it) before their destroy releases the cache.
  */
 void sroce_xmit_dev_freeze_routes(struct sroce_dev *sdev)
 {
 	struct sroce_qp *qp;
-	unsigned long qpn;
-	void *entry;
 
 	WRITE_ONCE(sdev->routes_frozen, true);
 	synchronize_net();
-	xa_for_each(&sdev->qps, qpn, entry) {
-		qp = sroce_qp_get(sdev, qpn);
-		if (!qp)
-			continue;
+	spin_lock(&sdev->route_qps_lock);
+	list_for_each_entry(qp, &sdev->route_qps, route_node)
 		dst_cache_reset_now(&qp->dst_cache);
-		sroce_qp_put(qp);
-	}
+	spin_unlock(&sdev->route_qps_lock);
 }
 
 void sroce_xmit_dev_thaw_routes(struct sroce_dev *sdev)
@@ -421,6 +427,11 @@ void sroce_xmit_dev_thaw_routes(struct sroce_dev *sdev)
 
 void sroce_xmit_qp_cleanup(struct sroce_qp *qp)
 {
+	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
+
+	spin_lock(&sdev->route_qps_lock);
+	list_del(&qp->route_node);
+	spin_unlock(&sdev->route_qps_lock);
 	dst_cache_destroy(&qp->dst_cache);
 }
 
@@ -479,25 +490,27 @@ static void sroce_xmit_loop(struct sroce_dev *sdev, struct net_device *ndev,
 /*
  * The same for what may be a train: this host receives packet by packet,
  * so the kernel's segmentation cuts it first, as it would on the wire.
+ * False when it could not (no memory): the train is lost.
  */
-static void sroce_xmit_loop_segs(struct sroce_dev *sdev,
+static bool sroce_xmit_loop_segs(struct sroce_dev *sdev,
 				 struct net_device *ndev, struct sk_buff *skb)
 {
 	struct sk_buff *segs, *next;
 
 	if (!skb_is_gso(skb)) {
 		sroce_xmit_loop(sdev, ndev, skb);
-		return;
+		return true;
 	}
 	memset(skb->cb, 0, sizeof(skb->cb));
 	segs = skb_gso_segment(skb, 0);
 	consume_skb(skb);
 	if (IS_ERR_OR_NULL(segs))
-		return;
+		return false;
 	skb_list_walk_safe(segs, skb, next) {
 		skb_mark_not_on_list(skb);
 		sroce_xmit_loop(sdev, ndev, skb);
 	}
+	return true;
 }
 
 /*
@@ -516,11 +529,11 @@ static void sroce_xmit_local(struct net *net, struct sroce_dev *sdev,
 
 	local_bh_disable();
 	peer = sroce_net_local_dev_rcu(net, av, &ndev);
-	if (peer) {
-		sroce_xmit_loop_segs(peer, ndev, skb);
-	} else {
+	if (!peer) {
 		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 		kfree_skb(skb);
+	} else if (!sroce_xmit_loop_segs(peer, ndev, skb)) {
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 	}
 	local_bh_enable();
 }
@@ -549,6 +562,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 		err = sroce_icrc_append(skb->data,
 					skb->len - SROCE_ICRC_BYTES);
 	if (err) {
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 		kfree_skb(skb);
 		return -EINVAL;
 	}
@@ -567,6 +581,7 @@ static int __sroce_xmit(struct sroce_qp *qp, const struct sroce_av *av,
 	if (IS_ERR(dst)) {
 		rcu_read_unlock();
 		/* No route is a loss: the retransmit timer deals with it. */
+		sroce_counter_inc(&sdev->counters, SROCE_CNT_XMIT_REFUSED);
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
