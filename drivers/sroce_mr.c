@@ -358,7 +358,11 @@ int sroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	/*
 	 * No new lookups; then wait for the accesses in flight. Each holds
 	 * its reference for one packet's copy at most, so whatever a peer
-	 * does, this wait is short.
+	 * does, this wait is short. Only advise_mr holds one across a page
+	 * fault, of the caller's own memory (as the ODP fault work that
+	 * sroce_odp_release() cancels runs one): a fault the owner's own
+	 * mapping never completes (a FUSE file its daemon does not serve)
+	 * holds the wait as it would hold any fault of that process.
 	 */
 	sroce_mr_index_free(sdev, mr->index);
 	sroce_mr_put(mr);
