@@ -451,7 +451,7 @@ static int sroce_dev_add(const char *ibdev_name, struct net_device *ndev)
 	ib_set_device_ops(&sdev->ibdev, &sroce_dev_ops);
 	xa_init_flags(&sdev->qps, XA_FLAGS_ALLOC);
 	INIT_LIST_HEAD(&sdev->route_qps);
-	spin_lock_init(&sdev->route_qps_lock);
+	mutex_init(&sdev->route_qps_lock);
 	sroce_ah_table_init(&sdev->ahs);
 	sdev->next_ah_num = 1;
 	sroce_mr_init(sdev);

@@ -63,10 +63,11 @@ struct sroce_dev {
 	 * Every QP that has a route cache, on its route_node, from
 	 * sroce_xmit_qp_init() to sroce_xmit_qp_cleanup(): a QP being
 	 * destroyed has left qps but may still hold a route, which a freeze
-	 * must release too. Under route_qps_lock (process context only).
+	 * must release too. Under route_qps_lock, a mutex: a freeze may
+	 * walk thousands of QPs and reschedules between them.
 	 */
 	struct list_head route_qps;
-	spinlock_t route_qps_lock;	/* protects route_qps */
+	struct mutex route_qps_lock;	/* protects route_qps */
 	/*
 	 * sroce_dev_enable() has run: a later call is the core enabling the
 	 * device again after `rdma dev set DEV netns`. Under RTNL.

@@ -384,9 +384,9 @@ int sroce_xmit_qp_init(struct sroce_qp *qp)
 	err = dst_cache_init(&qp->dst_cache, GFP_KERNEL);
 	if (err)
 		return err;
-	spin_lock(&sdev->route_qps_lock);
+	mutex_lock(&sdev->route_qps_lock);
 	list_add_tail(&qp->route_node, &sdev->route_qps);
-	spin_unlock(&sdev->route_qps_lock);
+	mutex_unlock(&sdev->route_qps_lock);
 	return 0;
 }
 
@@ -414,10 +414,12 @@ void sroce_xmit_dev_freeze_routes(struct sroce_dev *sdev)
 
 	WRITE_ONCE(sdev->routes_frozen, true);
 	synchronize_net();
-	spin_lock(&sdev->route_qps_lock);
-	list_for_each_entry(qp, &sdev->route_qps, route_node)
+	mutex_lock(&sdev->route_qps_lock);
+	list_for_each_entry(qp, &sdev->route_qps, route_node) {
 		dst_cache_reset_now(&qp->dst_cache);
-	spin_unlock(&sdev->route_qps_lock);
+		cond_resched();
+	}
+	mutex_unlock(&sdev->route_qps_lock);
 }
 
 void sroce_xmit_dev_thaw_routes(struct sroce_dev *sdev)
@@ -429,9 +431,9 @@ void sroce_xmit_qp_cleanup(struct sroce_qp *qp)
 {
 	struct sroce_dev *sdev = to_sdev(qp->ibqp.device);
 
-	spin_lock(&sdev->route_qps_lock);
+	mutex_lock(&sdev->route_qps_lock);
 	list_del(&qp->route_node);
-	spin_unlock(&sdev->route_qps_lock);
+	mutex_unlock(&sdev->route_qps_lock);
 	dst_cache_destroy(&qp->dst_cache);
 }
 
