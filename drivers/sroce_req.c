@@ -747,6 +747,7 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 	struct sroce_req_pkt pkt;
 	enum ib_qp_state state;
 	struct sroce_swqe *wqe;
+	bool no_frags = false;
 	struct sk_buff *skb;
 	unsigned int built;
 	unsigned int len;
@@ -820,7 +821,7 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 			__skb_queue_tail(list, *train);
 			*train = NULL;
 		}
-		if (!*train && sroce_req_may_train(qp, &pkt))
+		if (!*train && !no_frags && sroce_req_may_train(qp, &pkt))
 			*train = sroce_xmit_alloc_train(qp);
 
 		psn = req->psn;
@@ -828,9 +829,10 @@ static enum sroce_req_result __sroce_req_fill(struct sroce_qp *qp,
 		if (!skb && *train) {
 			/*
 			 * No page fragment for it (sroce_train_add()): the
-			 * train ends here and this packet goes alone.
+			 * train ends here, and this batch's packets go alone.
 			 */
 			sroce_req_close_train(list, train);
+			no_frags = true;
 			skb = sroce_req_build(qp, wqe, &pkt, NULL);
 		}
 		if (PTR_ERR(skb) == -EAGAIN) {
