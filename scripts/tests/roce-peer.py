@@ -160,6 +160,21 @@ class Peer:
             s += f" syndrome {syn:#x}"
         return s + f" ({len(data)} bytes)"
 
+    def serve(self, command, opcode, answer, limit=60):
+        """Give the target COMMAND, then call answer(n, psn) for the n-th
+        packet of OPCODE that comes, until the target replies or LIMIT
+        seconds pass. Returns (n, the reply or None)."""
+        self.drain()
+        self.cmd_send(command)
+        n, ans, t0 = 0, None, time.time()
+        while ans is None and time.time() - t0 < limit:
+            p = self.recv(timeout=0.2)
+            if p is not None and p[0] == opcode:
+                n += 1
+                answer(n, p[1])
+            ans = self.cmd_reply(timeout=0)
+        return n, ans
+
     def expect_nak(self, psn, desc):
         p = self.recv()
         self.check(p is not None and p[0] == OP_ACK and p[1] == psn and
@@ -719,18 +734,12 @@ class Peer:
     # the READ, asked again, completes on the good answer.
     def nak_in_read_response(self):
         qpn = int(self.cmd("req 7 14"))
-        self.drain()
-        self.cmd_send("post")
-        reads, ans, t0 = 0, None, time.time()
-        while ans is None and time.time() - t0 < 60:
-            p = self.recv(timeout=0.2)
-            if p is not None and p[0] == OP_READ_REQ:
-                reads += 1
-                syn = SYN_NAK_REM_OP if reads == 1 else SYN_ACK
-                self.send(OP_READ_ONLY, p[1],
-                          struct.pack("!I", (syn << 24) | reads),
-                          b"\xab" * 512, qpn=qpn)
-            ans = self.cmd_reply(timeout=0)
+
+        def answer(n, psn):
+            syn = SYN_NAK_REM_OP if n == 1 else SYN_ACK
+            self.send(OP_READ_ONLY, psn, struct.pack("!I", (syn << 24) | n),
+                      b"\xab" * 512, qpn=qpn)
+        reads, ans = self.serve("post", OP_READ_REQ, answer)
         print(f"# READ requests seen: {reads}; target says {ans!r}")
         if not self.check(ans is not None, "a READ answered first with a "
                           "NAK in its READ RESPONSE completes"):
@@ -746,21 +755,12 @@ class Peer:
     # spending a retry on each ends it in IBV_WC_RNR_RETRY_EXC_ERR.
     def dup_rnr(self):
         qpn = int(self.cmd("req 7 14 1"))
-        self.drain()
-        self.cmd_send("posts")
-        sends, ans, t0 = 0, None, time.time()
-        while ans is None and time.time() - t0 < 60:
-            p = self.recv(timeout=0.2)
-            if p is not None and p[0] == OP_SEND_ONLY:
-                sends += 1
-                if sends == 1:
-                    nak = struct.pack("!I", SYN_RNR_41MS << 24)
-                    self.send(OP_ACK, p[1], nak, qpn=qpn)
-                    self.send(OP_ACK, p[1], nak, qpn=qpn)
-                else:
-                    self.send(OP_ACK, p[1], struct.pack("!I", SYN_ACK << 24),
-                              qpn=qpn)
-            ans = self.cmd_reply(timeout=0)
+
+        def answer(n, psn):
+            syn = SYN_RNR_41MS if n == 1 else SYN_ACK
+            for _ in range(2 if n == 1 else 1):
+                self.send(OP_ACK, psn, struct.pack("!I", syn << 24), qpn=qpn)
+        sends, ans = self.serve("posts", OP_SEND_ONLY, answer)
         print(f"# SENDs seen: {sends}; target says {ans!r}")
         if not self.check(ans is not None, "a SEND RNR NAKed twice at once "
                           "completes"):
