@@ -8,7 +8,8 @@ the measured runs can be compared with it:
 
   cc-model.py [--model-dir DIR] incast   2:1 through the 16 Mb/s bottleneck
   cc-model.py [--model-dir DIR] mark     Bernoulli CE marking, 1/5/20 %
-  cc-model.py [--model-dir DIR] netns    K:1 through 64 Mb/s, K = 2..16
+  cc-model.py [--model-dir DIR] [--rate R] netns
+                                         K:1 through R Mb/s (64), K = 2..16
                                          (scripts/tests/cc-netns.sh)
 
 DIR (default: $SROCE_DCQCN_MODEL, else ../shared/reference/model next to
@@ -73,14 +74,14 @@ def mark(m):
                   f"cnp_per_s={r['cnps'][0] / (r['sim_time'] / 1e6):.0f}")
 
 
-def netns(m):
-    """cc-netns.sh: 64 Mb/s, RED as incast, T 100 ms, a start every 1 s,
+def netns(m, rate):
+    """cc-netns.sh: @rate Mb/s, RED as incast, T 100 ms, a start every 1 s,
     the line rate the preset's rp_max_rate (200 Mb/s).
 
     Judged as cc-testbed.py judges the guest's samples: the window from
     the last start plus 2 s to the end, 1 s slices for Jain's index.
     """
-    red = dict(C=64.0, kmin=3000 * 8.0, kmax=10000 * 8.0, pmax=0.2,
+    red = dict(C=rate, kmin=3000 * 8.0, kmax=10000 * 8.0, pmax=0.2,
                buf=400000 * 8.0)
     preset = dict(PRESET, T=100000.0)
     line = 200.0
@@ -102,7 +103,8 @@ def netns(m):
         conv = next((i for i in range(len(slices))
                      if min(slices[i:]) >= 0.95), None)
         q = sorted(qb / 8 for t, qb in r["qlog"] if t >= w0)
-        print(f"netns k={k} line={line:g} util={sum(mean) / 64:.3f} "
+        print(f"netns k={k} rate={rate:g} line={line:g} "
+              f"util={sum(mean) / rate:.3f} "
               f"jain={jain:.4f} jain_min={min(slices[2:]):.3f} "
               f"conv_s={conv} q_mean_b={statistics.mean(q):.0f} "
               f"q_p99_b={q[int(0.99 * (len(q) - 1))]:.0f} "
@@ -115,6 +117,8 @@ def main():
         here, "..", "..", "shared", "reference", "model")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model-dir", default=default)
+    ap.add_argument("--rate", type=float, default=64.0,
+                    help="netns: the bottleneck's rate, Mb/s")
     ap.add_argument("scenario", choices=("incast", "mark", "netns"))
     args = ap.parse_args()
     sys.path.insert(0, args.model_dir)
@@ -122,7 +126,10 @@ def main():
         import dcqcn_model  # pylint: disable=import-outside-toplevel
     except ImportError:
         sys.exit(f"cc-model.py: no dcqcn_model.py in {args.model_dir}")
-    {"incast": incast, "mark": mark, "netns": netns}[args.scenario](dcqcn_model)
+    if args.scenario == "netns":
+        netns(dcqcn_model, args.rate)
+    else:
+        {"incast": incast, "mark": mark}[args.scenario](dcqcn_model)
 
 
 if __name__ == "__main__":
