@@ -17,9 +17,10 @@
 #            every tool from its smallest size to 1 MiB; the same tools at
 #            one or two sizes over IPv6 and an MTU 9000 link;
 #            captures checked by tshark and the ICRC checker; ECN/DCQCN
-#            with no marking, with 5% random CE marking, and a 2:1 incast
-#            through a bottleneck with DCQCN on and off (20 s each; the
-#            long forms are `make check-cc`); SRQs and UC
+#            with no marking, with 5% random CE marking, and a 4:1 incast
+#            through a bottleneck in namespaces of one guest with DCQCN on
+#            and off (30 s each; the long forms, and the 2:1 incast across
+#            three guests, are `make check-cc`); SRQs and UC
 #            QPs (srq/uc pingpong, perftest on UC, XRC refused, the
 #            SRQ/UC API test, the SQE/SQD test) sroce<->sroce and
 #            sroce<->rdma_rxe; memory
@@ -345,17 +346,23 @@ guest_steps() {
 	# most runs, 63 in one CI run (against 11066 with DCQCN off)
 	# when the switch guest was descheduled and a burst piled up behind
 	# it; the short form wants at most 5 % of the DCQCN-off drops.
-	gstep cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
+	# Not in make check: on 2026-12-07's hosts the switch guest could
+	# not drain its port (DCQCN on: 9.4 of 16 Mb/s offered, mean queue
+	# 41 KB, 251 and 330 overflow drops against 1393 and 4946 without
+	# DCQCN, failing the 5 % twice in a row); there cc-netns's DCQCN on
+	# and off in one guest stands in for it.
+	[ "$mode" = check ] || gstep cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
 		fair_tol=0.25 drop_tol=0.05 $incast_cc
 	# The namespace testbed's short form: 4:1 through 32 Mb/s in one
-	# guest, DCQCN on, against the model (make check-cc runs K 2-16 at
-	# 64 Mb/s and the other modes). A light load, so that a slow host's
-	# stalls stay small: 8:1 at 64 Mb/s failed every run on 2026-12-07's
-	# hosts (utilisation 0.70-0.74, mean queue 18-30 KB), 8:1 at 32 in
-	# one of three (12.5 KB), 4:1 at 32 in none (sroce-cc.rst).
+	# guest, DCQCN on against the model and off for the contrast (make
+	# check-cc runs K 2-16 at 64 Mb/s and the other modes). A light
+	# load, so that a slow host's stalls stay small: 8:1 at 64 Mb/s
+	# failed every run on 2026-12-07's hosts (utilisation 0.70-0.74,
+	# mean queue 18-30 KB), 8:1 at 32 in one of three (12.5 KB), 4:1 at
+	# 32 in none of five (sroce-cc.rst).
 	# Not on the debug kernel: its senders cannot fill the port.
-	[ "$kernel" = debug ] || gstep cc-netns -n 1 -c 2 -t 400 -f "$tests/netns-lib.sh" \
-		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 4 on dur=30 rate=32
+	[ "$kernel" = debug ] || gstep cc-netns -n 1 -c 2 -t 500 -f "$tests/netns-lib.sh" \
+		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 4 both dur=30 rate=32
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
 		-f "$out/av-race-test" -f "$out/atomic-write-test" \
 		-f "$tests/uc-inject.py" -f "$out/ring-charge" "$tests/qptypes.sh" pair sroce sroce $one
