@@ -126,10 +126,8 @@ def main():
         import dcqcn_model  # pylint: disable=import-outside-toplevel
     except ImportError:
         sys.exit(f"cc-model.py: no dcqcn_model.py in {args.model_dir}")
-    if args.scenario == "netns":
-        netns(dcqcn_model, args.rate)
-    else:
-        {"incast": incast, "mark": mark}[args.scenario](dcqcn_model)
+    {"incast": incast, "mark": mark,
+     "netns": lambda m: netns(m, args.rate)}[args.scenario](dcqcn_model)
 
 
 if __name__ == "__main__":
