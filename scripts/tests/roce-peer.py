@@ -5,9 +5,9 @@
 Usage: roce-peer.py SRC_IP4 DST_IP4 DIR [CASE...]
 
 CASEs (all, in this order, by default): silent, revoke2, revoke1,
-dup-ack, resume-read (after dup-ack), reask-read, nak-forever, lost-read,
-early-rto, slow-peer, paused-read, read-behind-probe, read-window, flush,
-blocked.
+dup-ack, resume-read (after dup-ack), reask-read, queued-dup-read,
+nak-forever, lost-read, early-rto, slow-peer, paused-read,
+read-behind-probe, read-window, flush, blocked.
 
 The other guest runs `sroce_fuzz_test peer` on sroce, which answers the
 commands written to DIR/cmd (see peer() there) and describes its regions
@@ -336,6 +336,45 @@ class Peer:
         self.check(after - before == (1 if cut < n else 0),
                    "resp_read_reasks counts the restart ahead of the "
                    "stream, and only that", f"{before} -> {after}")
+
+    # A READ asked again while its first copy still waits behind a long
+    # stream (a requester going back sends every READ after the lost one
+    # again) is dropped: the first copy's answer comes after the re-ask
+    # anyway, and a second would stream the same data into a requester
+    # that has it. As in reask-read, a slow peer may get the copy out only
+    # after the first was answered, which then answers it as any
+    # duplicate: up to three tries.
+    def queued_dup_read(self, tries=3):
+        self.new_qp()
+        va, rkey = self.info["LVA"], self.info["LRKEY"]
+        n = self.info["LLEN"] // MTU
+        for attempt in range(1, tries + 1):
+            before = int(self.cmd("counter duplicate_request"))
+            p = self.psn
+            self.send(OP_READ_REQ, p, self.reth(va, rkey, n * MTU))
+            self.send(OP_READ_REQ, p + n, self.reth(va, rkey, 64))
+            self.send(OP_READ_REQ, p + n, self.reth(va, rkey, 64))
+            got = []
+            while True:
+                r = self.recv()
+                if r is None:
+                    break
+                got.append(r[:2])
+            self.psn = p + n + 1
+            answers = got.count((OP_READ_ONLY, p + n))
+            after = int(self.cmd("counter duplicate_request"))
+            print(f"# queued-dup-read, try {attempt}: {len(got)} packets, "
+                  f"the second READ answered {answers} times", flush=True)
+            if answers == 1:
+                break
+        want = [(OP_READ_FIRST if i == 0 else OP_READ_LAST if i == n - 1
+                 else OP_READ_MIDDLE, p + i) for i in range(n)]
+        self.check(got == want + [(OP_READ_ONLY, p + n)],
+                   "a READ sent twice while the first copy waits behind a "
+                   f"{n}-packet stream is answered once",
+                   f"{len(got)} packets, {answers} answers to it")
+        self.check(after - before == 1, "duplicate_request counts the "
+                   "dropped copy", f"{before} -> {after}")
 
     # Finding 7: restarts the peer asks for do not spend retry_cnt.
     def nak_forever(self, retry=3, timeout=14):
@@ -778,6 +817,7 @@ CASES = {
     "dup-ack": lambda p: p.dup_write_after_read(),
     "resume-read": lambda p: p.resumed_read(),
     "reask-read": lambda p: p.reask_read(),
+    "queued-dup-read": lambda p: p.queued_dup_read(),
     "nak-forever": lambda p: p.nak_forever(),
     "lost-read": lambda p: p.lost_read_response(),
     "early-rto": lambda p: p.early_rto(),
