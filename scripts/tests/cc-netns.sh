@@ -165,7 +165,15 @@ testbed_up() {
 			burst $((rate * 500 > 10240 ? rate * 500 : 10240)) latency 100ms &&
 		tc -n sw filter add dev p100 parent 1: protocol ip prio 1 u32 \
 			match ip protocol 17 0xff match ip dport 4791 0xffff flowid 1:1 &&
-		inns r ping -c 1 -W 5 10.88.0.1 >/dev/null
+		inns r ping -c 1 -W 5 10.88.0.1 >/dev/null &&
+		# tbf is emptied by whichever CPU runs it, and the veth hands
+		# each packet to that CPU's backlog: a flow's packets dequeued
+		# on two CPUs reached r out of order, each reorder a go-back for
+		# RoCE (2026-12-07, READs at 4:1 through 32 Mb/s: 2778 gaps,
+		# 15 timeouts in one run). RPS on r's veth keeps a flow on one
+		# CPU, as a NIC's RSS does: no gap since.
+		inns r sh -c "echo $(printf %x $(((1 << $(nproc)) - 1))) \
+			>/sys/class/net/v0/queues/rx-0/rps_cpus"
 }
 
 # port_queue MODE: the bottleneck's queue below tbf for MODE, fresh (its
