@@ -101,6 +101,31 @@ static inline bool sroce_cc_may_send(const struct sroce_cc_sender *s, u64 now)
 	}
 }
 
+/* Is the QP held below line rate, its packets spaced by the pacer? */
+static inline bool sroce_cc_paced(const struct sroce_cc_sender *s)
+{
+	switch (s->algo) {
+	case SROCE_CC_ALGO_TIMELY:
+		return s->timely.pace.paced;
+	default:
+		return s->rp.pace.paced;
+	}
+}
+
+/*
+ * Does sroce_cc_on_tx() count the QP's packets (its algorithm has acted
+ * on it)? Until then a sender need not read the clock for it.
+ */
+static inline bool sroce_cc_counts_tx(const struct sroce_cc_sender *s)
+{
+	switch (s->algo) {
+	case SROCE_CC_ALGO_TIMELY:
+		return s->timely.pace.paced;
+	default:
+		return s->rp.active;
+	}
+}
+
 /* When to ask again after sroce_cc_may_send() said no, ns. */
 static inline u64 sroce_cc_next_send_ns(const struct sroce_cc_sender *s)
 {

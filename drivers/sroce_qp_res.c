@@ -24,7 +24,7 @@ struct sroce_qp_res {
 	u32 resp_psn, resp_msn;
 };
 
-/* Bits of sroce_qp_res.waits: what the requester waits for. */
+/* Bits of sroce_qp_res.waits: what the requester (and responder) wait for. */
 enum {
 	SROCE_QP_RES_STOPPED,
 	SROCE_QP_RES_RNR_WAIT,
@@ -36,6 +36,7 @@ enum {
 	SROCE_QP_RES_WORK,		/* queued */
 	SROCE_QP_RES_RUNNING,
 	SROCE_QP_RES_AGAIN,
+	SROCE_QP_RES_RESP_PACED,	/* a READ stream waits for its pacer */
 };
 
 static void sroce_qp_res_snap(struct sroce_qp *qp, struct sroce_qp_res *r)
@@ -80,6 +81,8 @@ static void sroce_qp_res_snap(struct sroce_qp *qp, struct sroce_qp_res *r)
 	spin_lock_bh(&qp->resp.lock);
 	r->resp_psn = qp->resp.psn;
 	r->resp_msn = qp->resp.msn;
+	r->waits |= hrtimer_active(&qp->resp.pace_timer) <<
+		    SROCE_QP_RES_RESP_PACED;
 	spin_unlock_bh(&qp->resp.lock);
 }
 
@@ -121,6 +124,7 @@ static const char * const sroce_qp_res_waits[] = {
 	[SROCE_QP_RES_WORK] = "work",
 	[SROCE_QP_RES_RUNNING] = "running",
 	[SROCE_QP_RES_AGAIN] = "again",
+	[SROCE_QP_RES_RESP_PACED] = "resp-paced",
 };
 
 int sroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)

@@ -118,15 +118,8 @@ static bool sroce_req_may_send(struct sroce_qp *qp, u64 now)
 	return false;
 }
 
-/*
- * Charge a built packet, @len bytes from BTH to ICRC, as it will be on the
- * wire, to congestion control, and let the RTT sampler see it; @now is the
- * batch's build time, a few us before the packet leaves. Called before
- * sroce_req_advance(), so psn_high still tells a new PSN from a
- * retransmitted one.
- */
-static void sroce_req_charge(struct sroce_qp *qp, u32 psn, bool ack_req,
-			     unsigned int len, u64 now)
+void sroce_req_cc_charge(struct sroce_qp *qp, unsigned int len, u32 n,
+			 u64 now)
 {
 	const struct sroce_cc_params *p = &to_sdev(qp->ibqp.device)->cc_params;
 	struct sroce_req *req = &qp->req;
@@ -136,8 +129,23 @@ static void sroce_req_charge(struct sroce_qp *qp, u32 psn, bool ack_req,
 						 sizeof(struct iphdr));
 
 	sroce_cc_trace_snap(&req->cc.rp, &snap);
-	sroce_cc_on_tx(&req->cc, p, bytes, now);
+	sroce_cc_on_tx(&req->cc, p, n * bytes, now);
 	sroce_cc_trace_changed(qp->ibqp.qp_num, &req->cc.rp, p, &snap);
+}
+
+/*
+ * Charge a built packet, @len bytes from BTH to ICRC, to congestion
+ * control, and let the RTT sampler see it; @now is the batch's build
+ * time, a few us before the packet leaves. Called before
+ * sroce_req_advance(), so psn_high still tells a new PSN from a
+ * retransmitted one.
+ */
+static void sroce_req_charge(struct sroce_qp *qp, u32 psn, bool ack_req,
+			     unsigned int len, u64 now)
+{
+	struct sroce_req *req = &qp->req;
+
+	sroce_req_cc_charge(qp, len, 1, now);
 	sroce_cc_on_send(&req->cc, psn, sroce_psn_ge(psn, req->psn_high),
 			 ack_req, now);
 }

@@ -177,6 +177,13 @@ void sroce_req_answered(struct sroce_qp *qp);
 void sroce_req_flush(struct sroce_qp *qp);
 /* The QP is being destroyed: stop timers, wait for running work. */
 void sroce_req_cleanup(struct sroce_qp *qp);
+/*
+ * Charge @n packets of @len bytes each (BTH to ICRC) that leave at @now,
+ * as they are on the wire, to the QP's congestion control: the requester's
+ * packets and the responder's READ responses alike. Caller holds req.lock.
+ */
+void sroce_req_cc_charge(struct sroce_qp *qp, unsigned int len, u32 n,
+			 u64 now);
 
 /* sroce_comp.c */
 /* An ACK, NAK, read response or atomic ACK for this QP. Consumes @skb. */

@@ -34,6 +34,7 @@
 #include "sroce_psn.h"
 #include "sroce_qp.h"
 #include "sroce_recv.h"
+#include "sroce_req.h"
 #include "sroce_resp.h"
 #include "sroce_seg.h"
 #include "sroce_srq.h"
@@ -539,6 +540,41 @@ static int sroce_resp_read_err(int err)
 }
 
 /*
+ * READ responses are this QP's data on the wire as much as its requests
+ * are, and the CNPs that answer their CE marks reach this QP: they leave
+ * at the rate its congestion control sets (req.cc), as a ConnectX
+ * reaction point limits all a QP sends, requests and READ responses
+ * sharing one rate. Returns 0 when the stream's next packet may go now,
+ * with @one set when it must go alone (paced: a send train would leave
+ * at once), or -EBUSY when it must wait until resp.pace_at. Runner only.
+ */
+static int sroce_resp_pace(struct sroce_qp *qp, bool *one)
+{
+	struct sroce_req *req = &qp->req;
+	int err = 0;
+
+	spin_lock_bh(&req->lock);
+	*one = sroce_cc_paced(&req->cc);
+	if (*one && !sroce_cc_may_send(&req->cc, ktime_get_ns())) {
+		qp->resp.pace_at = sroce_cc_next_send_ns(&req->cc);
+		err = -EBUSY;
+	}
+	spin_unlock_bh(&req->lock);
+	return err;
+}
+
+/* @n READ response packets of @len bytes each (BTH to ICRC) went out. */
+static void sroce_resp_charge(struct sroce_qp *qp, u32 n, unsigned int len)
+{
+	struct sroce_req *req = &qp->req;
+
+	spin_lock_bh(&req->lock);
+	if (sroce_cc_counts_tx(&req->cc))
+		sroce_req_cc_charge(qp, len, n, ktime_get_ns());
+	spin_unlock_bh(&req->lock);
+}
+
+/*
  * The next @n (at least 2) READ RESPONSE MIDDLE packets of a stream as one
  * send train (sroce_train.c); advances the stream once sent. Returns @n,
  * -ENOBUFS, -ENOMEM when no page fragment could be had for a packet (the
@@ -579,6 +615,7 @@ static int sroce_resp_send_read_train(struct sroce_qp *qp,
 	}
 	if (sroce_xmit(qp, skb) == -ENOBUFS)
 		return -ENOBUFS;
+	sroce_resp_charge(qp, n, len);
 	sroce_resp_read_sent(o, n, o->mtu);
 	return n;
 }
@@ -641,6 +678,8 @@ static int sroce_resp_send_read(struct sroce_qp *qp, struct sroce_resp_out *o,
 
 	if (sroce_xmit(qp, skb) == -ENOBUFS)
 		return -ENOBUFS;
+	sroce_resp_charge(qp, 1, info->hdr_len + paylen +
+			  sroce_pkt_pad_bytes(paylen) + SROCE_ICRC_BYTES);
 	sroce_resp_read_sent(o, 1, paylen);
 	return 1;
 }
@@ -670,7 +709,8 @@ static void sroce_resp_read_revoked(struct sroce_qp *qp)
 /*
  * Send what is pending: the coalesced ACK first (it covers requests older
  * than anything in out), then out. Returns 0 when all went, -ENOBUFS when
- * the stack pushed back, -EAGAIN when the budget ran out.
+ * the stack pushed back, -EAGAIN when the budget ran out, -EBUSY when the
+ * QP's pacer holds a READ stream back until resp.pace_at.
  */
 static int sroce_resp_output(struct sroce_qp *qp, int *budget)
 {
@@ -707,9 +747,14 @@ static int sroce_resp_output(struct sroce_qp *qp, int *budget)
 		break;
 	case SROCE_RESP_OUT_READ:
 		do {
+			bool one;
+
 			if (*budget <= 0)
 				return -EAGAIN;
-			err = sroce_resp_send_read(qp, o, *budget);
+			err = sroce_resp_pace(qp, &one);
+			if (err)
+				return err;
+			err = sroce_resp_send_read(qp, o, one ? 1 : *budget);
 			if (err == -EACCES) {
 				/* The NAK that replaces it goes next. */
 				sroce_resp_read_revoked(qp);
@@ -1671,10 +1716,11 @@ static void sroce_resp_give_up(struct sroce_qp *qp)
 
 /*
  * Keep ownership and continue from the work item: at once when the budget
- * ran out, after sroce_xmit_backoff() when the stack pushed back.
+ * ran out, after sroce_xmit_backoff() when the stack pushed back, or at
+ * @at (ns, CLOCK_MONOTONIC; not 0) through the pace timer.
  */
-static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
-			     unsigned long delay)
+static void __sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
+			       unsigned long delay, u64 at)
 {
 	struct sroce_resp *resp = &qp->resp;
 
@@ -1690,8 +1736,28 @@ static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
 		__skb_queue_head(&resp->inq, skb);
 		atomic_long_add(skb->truesize, sroce_resp_inq_bytes(qp));
 	}
-	mod_delayed_work(system_highpri_wq, &resp->work, delay);
+	if (at)
+		hrtimer_start(&resp->pace_timer, ns_to_ktime(at),
+			      HRTIMER_MODE_ABS);
+	else
+		mod_delayed_work(system_highpri_wq, &resp->work, delay);
 	spin_unlock_bh(&resp->lock);
+}
+
+static void sroce_resp_defer(struct sroce_qp *qp, struct sk_buff *skb,
+			     unsigned long delay)
+{
+	__sroce_resp_defer(qp, skb, delay, 0);
+}
+
+/* Hard IRQ: the runner may not run here, its work item runs it. */
+static enum hrtimer_restart sroce_resp_pace_timer(struct hrtimer *t)
+{
+	struct sroce_resp *resp = container_of(t, struct sroce_resp,
+					       pace_timer);
+
+	mod_delayed_work(system_highpri_wq, &resp->work, 0);
+	return HRTIMER_NORESTART;
 }
 
 /* A READ asked again: a READ request behind ePSN (@epsn). */
@@ -1837,6 +1903,10 @@ static void sroce_resp_run(struct sroce_qp *qp, struct sk_buff *skb)
 				sroce_resp_defer(qp, skb, SROCE_RESP_ODP_WAIT);
 				return;
 			}
+			if (err == -EBUSY) {
+				__sroce_resp_defer(qp, skb, 0, resp->pace_at);
+				return;
+			}
 			delay = sroce_xmit_backoff(&resp->xmit_tries);
 			if (delay) {
 				sroce_counter_inc(sroce_resp_cnt(qp),
@@ -1970,6 +2040,9 @@ int sroce_resp_init(struct sroce_qp *qp)
 		spin_lock_init(&resp->lock);
 		__skb_queue_head_init(&resp->inq);
 		INIT_DELAYED_WORK(&resp->work, sroce_resp_work);
+		hrtimer_init(&resp->pace_timer, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS);
+		resp->pace_timer.function = sroce_resp_pace_timer;
 		resp->ctl = SROCE_RESP_CTL_DEAD;
 		resp->inited = true;
 	}
@@ -2020,6 +2093,7 @@ void sroce_resp_stop(struct sroce_qp *qp)
 {
 	struct sroce_resp *resp = &qp->resp;
 	struct sk_buff_head drop;
+	bool paced;
 
 	if (!resp->inited)
 		return;
@@ -2032,10 +2106,13 @@ void sroce_resp_stop(struct sroce_qp *qp)
 	__skb_queue_purge(&drop);
 
 	/*
-	 * After DEAD nobody queues the work again. A work item that was
-	 * pending owned the runner: cancelling it ends that ownership.
+	 * After DEAD nobody queues the work or arms the pace timer again. A
+	 * work item that was pending, or a pace timer that would have queued
+	 * it, owned the runner: cancelling it ends that ownership. The timer
+	 * first: a timer that fired meanwhile has queued the work.
 	 */
-	if (cancel_delayed_work_sync(&resp->work)) {
+	paced = hrtimer_cancel(&resp->pace_timer);
+	if (cancel_delayed_work_sync(&resp->work) || paced) {
 		spin_lock_bh(&resp->lock);
 		resp->running = false;
 		spin_unlock_bh(&resp->lock);

@@ -13,6 +13,7 @@
 #ifndef _SROCE_RESP_H
 #define _SROCE_RESP_H
 
+#include <linux/hrtimer.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -128,7 +129,12 @@ struct sroce_resp {
 	u8 ctl;				/* SROCE_RESP_CTL_* for the runner */
 	u32 start_psn;			/* the ePSN a queued START sets */
 	struct delayed_work work;
-	bool inited;			/* lock, inq and work are set up */
+	/*
+	 * Runs the work when a READ stream held back by its QP's pacer may
+	 * go on (sroce_resp_pace()). Armed under lock, never once DEAD.
+	 */
+	struct hrtimer pace_timer;
+	bool inited;			/* lock, inq, work, timer are set up */
 	/* DCQCN notification point: CNP spacing, under lock. */
 	struct sroce_cc_np np;
 
@@ -171,6 +177,7 @@ struct sroce_resp {
 	u32 ack_msn;
 
 	u8 xmit_tries;			/* sroce_xmit_backoff() */
+	u64 pace_at;			/* a paced READ stream's next departure */
 
 	/* Sent after the pending ACK, before the next request is executed. */
 	struct sroce_resp_out out;

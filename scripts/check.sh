@@ -354,7 +354,8 @@ guest_steps() {
 	[ "$mode" = check ] || gstep cc-incast -n 3 -t 500 "$tests/cc.sh" incast sroce both \
 		fair_tol=0.25 drop_tol=0.05 $incast_cc
 	# The namespace testbed's short form: 4:1 through 32 Mb/s in one
-	# guest, DCQCN on against the model and off for the contrast (make
+	# guest, DCQCN on against the model, off for the contrast, and on
+	# with READ flows, whose responders pace their responses (make
 	# check-cc runs K 2-16 at 64 Mb/s and the other modes). A light
 	# load, so that a slow host's stalls stay small: 8:1 at 64 Mb/s
 	# failed every run on 2026-12-07's hosts (utilisation 0.70-0.74,
@@ -362,7 +363,7 @@ guest_steps() {
 	# 32 in none of five (sroce-cc.rst).
 	# Not on the debug kernel: its senders cannot fill the port.
 	[ "$kernel" = debug ] || gstep cc-netns -n 1 -c 2 -t 500 -f "$tests/netns-lib.sh" \
-		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 4 both dur=30 rate=32
+		-f "$tests/cc-testbed.py" -f "$out/cc-flow" "$tests/cc-netns.sh" 4 on off read dur=30 rate=32
 	gstep qptypes-sroce -n 2 -t 900 -f "$out/srq-test" -f "$out/qpstate-test" \
 		-f "$out/av-race-test" -f "$out/atomic-write-test" \
 		-f "$tests/uc-inject.py" -f "$out/ring-charge" "$tests/qptypes.sh" pair sroce sroce $one

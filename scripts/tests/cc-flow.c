@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cc-flow: one RDMA WRITE stream that starts on a schedule, a sender of
- * the congestion control testbed (cc-netns.sh), through the stock rxe
- * provider:
+ * cc-flow: one RDMA WRITE (or READ) stream that starts on a schedule, a
+ * flow of the congestion control testbed (cc-netns.sh), through the stock
+ * rxe provider:
  *
  *   cc-flow server DEV GID_INDEX PORT
- *   cc-flow client DEV GID_INDEX PORT SERVER_IP START DUR
+ *   cc-flow client DEV GID_INDEX PORT SERVER_IP START DUR [read]
  *
  * The client connects an RC QP to the server's over a TCP connection at
  * once, then sleeps until START (seconds of CLOCK_BOOTTIME, the clock of
  * /proc/uptime) and from then on writes 64 KiB messages into the server's
- * buffer, DEPTH of them in flight, for DUR seconds. perftest starts to
- * send when its setup ends, and on a guest busy with the flows already
- * running the setups took seconds, the longer the more flows ran, so that
- * joins meant to come a second apart came together. Here every setup is
+ * buffer, DEPTH of them in flight, for DUR seconds; with "read" it reads
+ * them from there instead, so that the data flows from the server, its
+ * READ responses the stream the server's congestion control paces.
+ * perftest starts to send when its setup ends, and on a guest busy with
+ * the flows already running the setups took seconds, the longer the more
+ * flows ran, so that joins meant to come a second apart came together. Here every setup is
  * over before the first flow starts, and a flow joins when the schedule
  * says. The client sleeps on completion events instead of polling its
  * CQ, leaving the guest's CPUs to the network the testbed models: with
@@ -68,8 +70,8 @@ static void sleep_until(double t)
 		;
 }
 
-static void post_write(struct ibv_qp *qp, struct ibv_mr *mr,
-		       const struct peer *them)
+static void post_op(struct ibv_qp *qp, struct ibv_mr *mr,
+		    const struct peer *them, enum ibv_wr_opcode op)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)mr->addr,
@@ -79,7 +81,7 @@ static void post_write(struct ibv_qp *qp, struct ibv_mr *mr,
 	struct ibv_send_wr wr = {
 		.sg_list = &sge,
 		.num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE,
+		.opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
 		.wr.rdma = { .remote_addr = them->addr, .rkey = them->rkey },
 	}, *bad;
@@ -127,10 +129,11 @@ static int wait_wcs(struct ibv_comp_channel *ch, struct ibv_cq *cq,
 	}
 }
 
-/* Write from START for DUR seconds; 0, or 1 on an error or a stall. */
+/* @op from START for DUR seconds; 0, or 1 on an error or a stall. */
 static int stream(struct ibv_comp_channel *ch, struct ibv_cq *cq,
 		  struct ibv_qp *qp, struct ibv_mr *mr,
-		  const struct peer *them, double start, double dur)
+		  const struct peer *them, enum ibv_wr_opcode op,
+		  double start, double dur)
 {
 	struct ibv_wc wc[DEPTH];
 	uint64_t bytes = 0;
@@ -141,7 +144,7 @@ static int stream(struct ibv_comp_channel *ch, struct ibv_cq *cq,
 	t0 = boottime();
 	printf("started %.3f s late\n", t0 - start);
 	for (inflight = 0; inflight < DEPTH; inflight++)
-		post_write(qp, mr, them);
+		post_op(qp, mr, them, op);
 	while (inflight) {
 		n = wait_wcs(ch, cq, wc, DEPTH);
 		if (!n) {
@@ -158,7 +161,7 @@ static int stream(struct ibv_comp_channel *ch, struct ibv_cq *cq,
 			}
 			bytes += MSG_LEN;
 			if (!failed && boottime() < t0 + dur) {
-				post_write(qp, mr, them);
+				post_op(qp, mr, them, op);
 				inflight++;
 			}
 		}
@@ -181,13 +184,18 @@ int main(int argc, char **argv)
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
 	struct ibv_pd *pd;
+	enum ibv_wr_opcode op = IBV_WR_RDMA_WRITE;
 	int is_server, sock, rc = 0;
 	double ready, start;
 	void *buf;
 
 	is_server = argc == 5 && !strcmp(argv[1], "server");
+	if (argc == 9 && !strcmp(argv[8], "read")) {
+		op = IBV_WR_RDMA_READ;
+		argc--;
+	}
 	if (!is_server && !(argc == 8 && !strcmp(argv[1], "client")))
-		fatal("usage: server DEV GID PORT | client DEV GID PORT SERVER_IP START DUR");
+		fatal("usage: server DEV GID PORT | client DEV GID PORT SERVER_IP START DUR [read]");
 	ctx = open_device(argv[2]);
 	if (!ctx)
 		fatal("no device %s", argv[2]);
@@ -203,10 +211,12 @@ int main(int argc, char **argv)
 		fatal("resources");
 	memset(buf, 0x5a, MSG_LEN);
 	mr = ibv_reg_mr(pd, buf, MSG_LEN,
-			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			IBV_ACCESS_REMOTE_READ);
 	if (!mr)
 		fatal("reg_mr: %s", strerror(errno));
-	qp = rc_qp_ex_create(pd, cq, IBV_QP_EX_WITH_RDMA_WRITE, DEPTH);
+	qp = rc_qp_ex_create(pd, cq, IBV_QP_EX_WITH_RDMA_WRITE |
+			     IBV_QP_EX_WITH_RDMA_READ, DEPTH);
 
 	srand48(getpid() ^ time(NULL));
 	me.qpn = qp->qp_num;
@@ -217,15 +227,18 @@ int main(int argc, char **argv)
 	sock_xfer(sock, &me, sizeof(me), 1);
 	sock_xfer(sock, &them, sizeof(them), 0);
 
-	/* perftest's choices: the port's MTU, timeout 14, 7 retries. */
-	c.access = is_server ? IBV_ACCESS_REMOTE_WRITE : 0;
+	/*
+	 * perftest's choices: the port's MTU, timeout 14, 7 retries; a READ
+	 * stream keeps all DEPTH of its READs outstanding.
+	 */
+	c.access = is_server ? IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0;
 	c.mtu = port.active_mtu;
 	c.dest_qpn = them.qpn;
 	c.rq_psn = them.psn;
 	c.sq_psn = me.psn;
 	c.dgid = them.gid;
-	c.max_dest_rd_atomic = 1;
-	c.max_rd_atomic = 1;
+	c.max_dest_rd_atomic = DEPTH;
+	c.max_rd_atomic = DEPTH;
 	c.min_rnr_timer = 12;
 	c.timeout = 14;
 	c.retry_cnt = 7;
@@ -242,7 +255,7 @@ int main(int argc, char **argv)
 			printf("setup ended after the start\n");
 			rc = 1;
 		}
-		rc |= stream(ch, cq, qp, mr, &them, start, atof(argv[7]));
+		rc |= stream(ch, cq, qp, mr, &them, op, start, atof(argv[7]));
 	}
 	/* The server sleeps here until the client is done. */
 	sync_step(sock, 2);

@@ -5,16 +5,17 @@
 # scripts/vm-run.sh -n 1 -c 2 with -f .../sroce.ko -f .../netns-lib.sh
 # -f .../cc-testbed.py -f .../cc-flow (scripts/tests/cc-flow.c, built):
 #
-#   cc-netns.sh K [on|off|both] [OPTION...]
+#   cc-netns.sh K [MODE...] [OPTION...]
 #
 # Sender namespaces s1..sK and a receiver namespace r (netns-lib.sh hosts
 # 1..K and 100) each hold their own sroce device (tx1..txK, rx) on their
 # veth. The switch port toward r (p100's egress, in sw) is the bottleneck
 # for RoCEv2: tbf at RATE with RED (ecn) below it, the queue cc.sh incast
 # builds on an ifb. Sender i writes to r (cc-flow, 64 KiB) from
-# (i-1)*GAP seconds on, until DUR + (i-1)*LEAVE. The senders connect
-# before the first of them starts, so that each joins when the schedule
-# says (see cc-flow.c). cc-testbed.py samples the port every 0.2 s and
+# (i-1)*GAP seconds on, until DUR + (i-1)*LEAVE; in mode read r reads
+# from sender i instead, whose READ responses cross the port. The senders
+# connect before the first of them starts, so that each joins when the
+# schedule says (see cc-flow.c). cc-testbed.py samples the port every 0.2 s and
 # judges the window in which all K flows run.
 #
 # Modes, run in the order given (default: on off):
@@ -22,6 +23,8 @@
 #   off         no congestion control (rp_enable = np_enable = 0), RED
 #   timely      TIMELY (cc_algo 1), the port's queue a tail-drop FIFO
 #   drop        no congestion control, the tail-drop FIFO
+#   read        as on, but the flows are READs: r reads from each sender,
+#               whose responder paces its READ responses
 #   both        on off;  all: on off timely drop
 #
 # Options:
@@ -86,7 +89,7 @@ for opt in "$@"; do
 	nocc) nocc=1 ;;
 	diag=*) diag_every=${opt#diag=} ;;
 	fifo=[0-9]*) fifo=${opt#fifo=} ;;
-	on | off | timely | drop) modes+=("$opt") ;;
+	on | off | timely | drop | read) modes+=("$opt") ;;
 	both) modes+=(on off) ;;
 	all) modes+=(on off timely drop) ;;
 	*=*) cc_set+=("$opt") ;;
@@ -183,7 +186,7 @@ testbed_up() {
 port_queue() {
 	tc -n sw qdisc del dev p100 parent 10:1 handle 20: 2>/dev/null
 	case $1 in
-	on | off)
+	on | off | read)
 		tc -n sw qdisc add dev p100 parent 10:1 handle 20: red "${RED[@]}" \
 			bandwidth "${rate}mbit" ecn
 		;;
@@ -260,12 +263,16 @@ diag_stop() {
 
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
-# run MODE: one K:1 run in MODE (on, off, timely or drop).
+# run MODE: one K:1 run in MODE (on, off, timely, drop or read).
 run() {
 	local mode=$1 tag=netns-$1 en=0 algo=0 i d dev spids=() cpids=() sampler rx_gid line rc t0 gids=()
 	local setup=$((3 + k / 2))
-	local cnp0 handled0 cnp handled bad=0 spaced
-	[ "$mode" = on ] && en=255
+	local cnp0 handled0 cnp handled bad=0 spaced srv=() cli=() read=()
+	local op=write
+	case $mode in
+	on) en=255 ;;
+	read) en=255 op=read ;;
+	esac
 	[ "$mode" = timely ] && algo=1
 	# cc_algo is taken by QPs that connect after it is set.
 	for dev in rx $(seq -f 'tx%g' 1 "$k"); do
@@ -284,8 +291,19 @@ run() {
 	ip netns exec sw python3 /job/cc-testbed.py record "/job/$tag.csv" \
 		$((setup + dur + k * (gap + leave) + 30)) p100 "$k" "$rate" &
 	sampler=$!
+	# Flow i's server and client: namespace, device, GID (and the
+	# server's address). Writes go from s<i> to r, READ responses too.
 	for ((i = 1; i <= k; i++)); do
-		timeout "$TOOL_TIMEOUT" ip netns exec r /job/cc-flow server rx "$rx_gid" \
+		if [ "$op" = read ]; then
+			srv[i]="s$i tx$i ${gids[i]}" cli[i]="r rx $rx_gid 10.88.0.$i"
+		else
+			srv[i]="r rx $rx_gid" cli[i]="s$i tx$i ${gids[i]} 10.88.0.100"
+		fi
+	done
+	[ "$op" = read ] && read=(read)
+	for ((i = 1; i <= k; i++)); do
+		set -- ${srv[i]}
+		timeout "$TOOL_TIMEOUT" ip netns exec "$1" /job/cc-flow server "$2" "$3" \
 			$((port + i)) >"/job/$tag-$i.server" 2>&1 &
 		spids+=($!)
 	done
@@ -293,9 +311,11 @@ run() {
 	diag_start "$tag"
 	for ((i = 1; i <= k; i++)); do
 		d=$((dur - (i - 1) * gap + (i - 1) * leave))
-		run_client "/job/$tag-$i.client" ip netns exec "s$i" /job/cc-flow client \
-			"tx$i" "${gids[i]}" $((port + i)) 10.88.0.100 \
-			"$(awk -v t="$t0" -v o="$(((i - 1) * gap))" 'BEGIN { print t + o }')" "$d" &
+		set -- ${cli[i]}
+		run_client "/job/$tag-$i.client" ip netns exec "$1" /job/cc-flow client \
+			"$2" "$3" $((port + i)) "$4" \
+			"$(awk -v t="$t0" -v o="$(((i - 1) * gap))" 'BEGIN { print t + o }')" "$d" \
+			"${read[@]}" &
 		cpids+=($!)
 	done
 	for ((i = 1; i <= k; i++)); do
@@ -314,8 +334,8 @@ run() {
 	handled=$(($(sum_cnt rp_cnp_handled) - handled0))
 	line=$(python3 /job/cc-testbed.py judge "/job/$tag.csv" "$k")
 	rc=$?
-	echo "mode=$mode rate=$rate $line cnp_sent=$cnp cnp_handled=$handled" >>/job/results.txt
-	echo "# result: mode=$mode rate=$rate $line cnp_sent=$cnp cnp_handled=$handled"
+	echo "mode=$mode op=$op rate=$rate $line cnp_sent=$cnp cnp_handled=$handled" >>/job/results.txt
+	echo "# result: mode=$mode op=$op rate=$rate $line cnp_sent=$cnp cnp_handled=$handled"
 	case $mode in
 	off | drop)
 		echo "# no congestion control (not asserted): $bad of $((2 * k)) cc-flow processes failed"
